@@ -1,0 +1,47 @@
+"""crmbench: a pytest-native benchmark for LLM agents doing stateful, multi-turn CRM work.
+
+The public API for environment and agent authors. Importing it never imports litellm.
+"""
+
+from __future__ import annotations
+
+from pytest_crmbench.agents import AgentContext, GoldAgent, NullAgent
+from pytest_crmbench.environment import Rejection, ToolEnvironment, tool
+from pytest_crmbench.episode import Agent, Limits, ToolBox, run_episode
+from pytest_crmbench.errors import AgentAbort, CrmbenchError, InfraError, SpecError
+from pytest_crmbench.evidence import Evidence, Message, ToolCall
+from pytest_crmbench.grading import grade
+from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
+from pytest_crmbench.registry import register_environment
+from pytest_crmbench.spec import Task
+from pytest_crmbench.users import ScriptedUser, User, UserDecision
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Agent",
+    "AgentAbort",
+    "AgentContext",
+    "CheckVerdict",
+    "CrmbenchError",
+    "Evidence",
+    "GoldAgent",
+    "InfraError",
+    "Limits",
+    "Message",
+    "NullAgent",
+    "Rejection",
+    "ScriptedUser",
+    "SpecError",
+    "Task",
+    "TaskVerdict",
+    "ToolBox",
+    "ToolCall",
+    "ToolEnvironment",
+    "User",
+    "UserDecision",
+    "grade",
+    "register_environment",
+    "run_episode",
+    "tool",
+]

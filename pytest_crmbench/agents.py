@@ -1,0 +1,100 @@
+"""Built-in agents and the factory seam for everyone else's.
+
+An agent is built once per episode by a factory ``(AgentContext) -> Agent``. Names resolve as:
+``gold`` (replay the task's gold path), ``null`` (do nothing), ``package.module:factory`` (your
+own), or whatever a ``pytest_crmbench_make_agent`` hook implementation returns first.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.episode import Agent, Limits, ToolBox
+from pytest_crmbench.errors import AgentConfigError
+from pytest_crmbench.evidence import Message
+from pytest_crmbench.spec import GoldCall, Task
+
+
+@dataclass(frozen=True)
+class AgentContext:
+    """What a factory may use to build an agent for one episode.
+
+    ``task`` is there for oracle and baseline agents (gold, null); an agent under evaluation must
+    not read it: it would see the contract and the gold path.
+    """
+
+    task: Task
+    environment: type[ToolEnvironment]
+    seed: int
+    limits: Limits = field(default_factory=Limits)
+
+
+AgentFactory = Callable[[AgentContext], Agent]
+
+
+@dataclass(frozen=True)
+class GoldMismatch:
+    step: int
+    call: GoldCall
+    status: str
+    detail: str
+
+
+class GoldAgent:
+    """Replays the gold path on the first turn and answers with the gold reply.
+
+    Every step's status is compared to the status the gold path declares (``expect``); a
+    mismatch means the task's ground truth is broken, and is reported as such.
+    """
+
+    def __init__(self, task: Task) -> None:
+        self._task = task
+        self.mismatches: list[GoldMismatch] = []
+        self._replied = False
+
+    def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+        if self._replied:
+            return ""
+        self._replied = True
+        tools.route("gold")
+        for step, gold in enumerate(self._task.gold.path):
+            call = tools.call(gold.tool, gold.args)
+            if call.status != gold.expect:
+                detail = (call.error or {}).get("message", "") if call.error else f"result {call.result!r}"
+                self.mismatches.append(GoldMismatch(step, gold, call.status, str(detail)))
+        return self._task.gold.reply
+
+
+class NullAgent:
+    """Does nothing and says nothing useful: every task with a positive check must fail it."""
+
+    REPLY = "I'm sorry, I can't help with that."
+
+    def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+        return self.REPLY
+
+
+BUILTIN_AGENTS: dict[str, AgentFactory] = {
+    "gold": lambda context: GoldAgent(context.task),
+    "null": lambda context: NullAgent(),
+}
+
+
+def load_factory(name: str) -> AgentFactory:
+    """Resolve a built-in name or a ``package.module:factory`` path."""
+    if name in BUILTIN_AGENTS:
+        return BUILTIN_AGENTS[name]
+    module_name, sep, attr = name.partition(":")
+    if not sep or not module_name or not attr:
+        raise AgentConfigError(f"unknown agent {name!r}: use one of {', '.join(BUILTIN_AGENTS)} or 'package.module:factory'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AgentConfigError(f"agent {name!r}: cannot import {module_name!r}: {exc}") from exc
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise AgentConfigError(f"agent {name!r}: {module_name!r} has no callable {attr!r}")
+    return factory  # type: ignore[no-any-return]

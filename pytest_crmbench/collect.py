@@ -1,0 +1,140 @@
+"""Task files as pytest collectors, task records as items.
+
+Items are :class:`pytest.Function` subclasses whose ``callobj`` is :func:`run_crm_task`, so they
+request fixtures like any test function (no private fixture API): ``--lf``, reruns, xdist and
+``usefixtures`` work unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.agents import GoldAgent
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.episode import Agent, run_episode
+from pytest_crmbench.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
+from pytest_crmbench.evidence import Evidence
+from pytest_crmbench.grading import ReplyJudge, grade
+from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
+from pytest_crmbench.loader import TaskRecord, load_task_file
+from pytest_crmbench.registry import discover, environment_for
+from pytest_crmbench.render import transcript
+from pytest_crmbench.settings import RunSettings
+from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
+from pytest_crmbench.users import User
+
+
+class CheckFailed(AssertionError):
+    """A declared check failed; rendered as the verdict's diff, not a traceback."""
+
+    def __init__(self, verdict: CheckVerdict) -> None:
+        self.verdict = verdict
+        super().__init__(verdict.render())
+
+
+class EpisodeFailed(AssertionError):
+    """The episode itself failed (limit reached, agent abort, infrastructure, broken gold path)."""
+
+
+class TaskFile(pytest.File):
+    """One ``tasks/<domain>.yaml``: a list of task records."""
+
+    def collect(self) -> list[TaskItem]:
+        root = self.config.rootpath
+        shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
+        try:
+            records = load_task_file(self.path, display_path=shown)
+            _check_domains(records, environments(self.config), shown)
+        except CrmbenchError as exc:
+            raise self.CollectError(str(exc)) from None
+        return [TaskItem.from_parent(self, name=record.task.id, callobj=run_crm_task, record=record) for record in records]
+
+
+def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolEnvironment]], shown: str) -> None:
+    errors = []
+    for record in records:
+        try:
+            environment_for(record.task.domain, environments)
+        except UnknownDomainError as exc:
+            errors.append(SpecError(str(exc), file=shown, line=record.line, task_id=record.task.id, field="domain"))
+    if errors:
+        raise SpecErrors(errors)
+
+
+def environments(config: pytest.Config) -> dict[str, type[ToolEnvironment]]:
+    """Domain environments, discovered once per process on first use (not for unit-test-only runs)."""
+    if environments_key not in config.stash:
+        config.stash[environments_key] = discover(config.stash[settings_key].env_dirs)
+    return config.stash[environments_key]
+
+
+class TaskItem(pytest.Function):
+    """One task record: an episode, then one sub-assertion per declared check."""
+
+    def __init__(self, *, record: TaskRecord, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.record = record
+        for marker in record.task.markers():
+            _ensure_registered(self.config, marker)
+            self.add_marker(marker)
+
+    @property
+    def task(self) -> Any:
+        return self.record.task
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, self.record.line - 1, f"task {self.record.task.id}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        if isinstance(excinfo.value, (CheckFailed, EpisodeFailed)):
+            return f"{self.record.location}: {excinfo.value}"
+        return super().repr_failure(excinfo, style=style)
+
+
+def _ensure_registered(config: pytest.Config, marker: str) -> None:
+    # Registering before add_marker keeps --strict-markers (and `strict = true`) happy.
+    registered = config.stash[registered_markers_key]
+    if marker not in registered:
+        config.addinivalue_line("markers", f"{marker}: crmbench task marker (domain, difficulty or capability)")
+        registered.add(marker)
+
+
+def run_crm_task(
+    crm_task: Any,
+    crm_env: ToolEnvironment,
+    crm_agent: Agent,
+    crm_user: User,
+    crm_judge: ReplyJudge,
+    crm_settings: RunSettings,
+    subtests: pytest.Subtests,
+    request: pytest.FixtureRequest,
+) -> None:
+    """The body of every task item."""
+    item = request.node
+    evidence = run_episode(crm_task, crm_env, crm_agent, crm_user, agent_name=crm_settings.agent, limits=crm_settings.limits, trial=getattr(item, "trial", 0))
+    verdict = grade(crm_task, evidence, crm_judge)
+    item.stash[evidence_key] = evidence
+    item.stash[verdict_key] = verdict
+    for check in verdict.checks:
+        with subtests.test(msg=check.name):
+            if check.status == "not_judged":
+                pytest.skip(check.diff)
+            if check.status == "failed":
+                raise CheckFailed(check)
+    # After the checks: a section added earlier would be repeated in every subtest report.
+    item.add_report_section("call", "crm transcript", transcript(evidence))
+    problem = _episode_problem(verdict, evidence, crm_agent)
+    if problem:
+        raise EpisodeFailed(problem)
+
+
+def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> str | None:
+    if verdict.outcome == "infra":
+        return f"infrastructure failure (excluded from the score): {evidence.termination.detail}"
+    if verdict.primary_label == "execution":
+        return f"episode ended by {evidence.termination.reason}: {evidence.termination.detail}"
+    if isinstance(agent, GoldAgent) and agent.mismatches:
+        return "gold path broken:\n" + "\n".join(f"  step {m.step} {m.call.tool}: expected {m.call.expect}, got {m.status}: {m.detail}" for m in agent.mismatches)
+    return None

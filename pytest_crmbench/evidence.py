@@ -1,0 +1,103 @@
+"""The four evidence channels an episode freezes: conversation, routing log, tool trace, final state.
+
+Grading reads only these. The models are the public trajectory format (``crmbench schema``
+will publish it); values inside ``arguments``, ``result`` and the states are the environment's own
+Python values (money stays :class:`~decimal.Decimal`) until :func:`jsonable` serialises them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ToolStatus = Literal["ok", "rejected", "error"]
+
+TerminationReason = Literal[
+    "user_stop",  # the user (simulator or script) decided to stop
+    "max_turns",  # the user-turn limit was reached before a stop decision
+    "timeout",  # the per-task wall-clock limit was reached
+    "agent_abort",  # the agent gave up (e.g. unrecoverable hallucinated tool use)
+    "infra",  # a provider or judge failure after retries; excluded from the score
+]
+
+FAILED_TERMINATIONS: frozenset[str] = frozenset({"max_turns", "timeout", "agent_abort"})
+"""Model-attributable terminations: the task fails whatever its checks say (non-convergence)."""
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
+
+class Message(_Record):
+    role: Literal["user", "assistant"]
+    content: str
+    turn: int = Field(description="Index of the user turn this message belongs to (0-based).")
+
+
+class RoutingDecision(_Record):
+    turn: int
+    node: str = Field(description="The capability node chosen, or 'unsafe' / 'out_of_scope'.")
+    detail: str | None = None
+
+
+class ToolCall(_Record):
+    """One attempt that reached the environment, whatever its outcome."""
+
+    index: int
+    turn: int
+    node: str | None
+    name: str
+    arguments: Any = Field(description="Decoded arguments, or the raw string when they were undecodable.")
+    status: ToolStatus
+    result: Any = None
+    error: dict[str, Any] | None = Field(
+        None,
+        description="For 'rejected': {status: 403|404|409|422, code, message}; for 'error': {type, message}.",
+    )
+
+    def output(self) -> Any:
+        """What the model is shown as the tool's answer."""
+        if self.status == "ok":
+            return jsonable(self.result)
+        return {"error": {"outcome": self.status, **(self.error or {})}}
+
+
+class Termination(_Record):
+    reason: TerminationReason
+    detail: str | None = None
+
+
+class Evidence(_Record):
+    """Everything grading may look at, frozen at the end of an episode."""
+
+    task_id: str
+    trial: int = 0
+    seed: int = 0
+    agent: str
+    messages: list[Message] = Field(default_factory=list)
+    routing: list[RoutingDecision] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)
+    initial_state: dict[str, Any] = Field(default_factory=dict)
+    final_state: dict[str, Any] = Field(default_factory=dict)
+    termination: Termination
+
+    def assistant_messages(self) -> list[str]:
+        return [m.content for m in self.messages if m.role == "assistant"]
+
+
+def jsonable(value: Any) -> Any:
+    """A JSON-safe copy: Decimal becomes its exact string, tuples become lists, keys become strings."""
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, Decimal):
+        return str(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if isinstance(value, BaseModel):
+        return jsonable(value.model_dump())
+    return repr(value)

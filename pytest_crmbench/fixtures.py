@@ -1,0 +1,76 @@
+"""Public fixtures of a task item. Override any of them in your ``conftest.py``.
+
+``crm_task`` -> ``crm_env_class`` + ``crm_seed`` -> ``crm_env`` (fresh per item) ->
+``crm_agent`` / ``crm_user`` -> episode; ``crm_judge`` grades reply criteria.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.agents import AgentContext
+from pytest_crmbench.collect import environments
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.episode import Agent
+from pytest_crmbench.grading import ReplyJudge, not_judged
+from pytest_crmbench.registry import environment_for
+from pytest_crmbench.seeding import derive_seed
+from pytest_crmbench.settings import RunSettings
+from pytest_crmbench.spec import Task
+from pytest_crmbench.stash import settings_key
+from pytest_crmbench.users import ScriptedUser, User
+
+
+@pytest.fixture(scope="session")
+def crm_settings(pytestconfig: pytest.Config) -> RunSettings:
+    """The run's resolved ``--crm-*`` options and ``crm_*`` ini values."""
+    return pytestconfig.stash[settings_key]
+
+
+@pytest.fixture
+def crm_task(request: pytest.FixtureRequest) -> Task:
+    """The task record of the current item."""
+    task = getattr(request.node, "task", None)
+    if not isinstance(task, Task):
+        raise pytest.UsageError(f"{request.node.nodeid}: crm_task is only available to crmbench task items")
+    return task
+
+
+@pytest.fixture
+def crm_env_class(crm_task: Task, pytestconfig: pytest.Config) -> type[ToolEnvironment]:
+    """The ToolEnvironment subclass of the task's domain."""
+    return environment_for(crm_task.domain, environments(pytestconfig))
+
+
+@pytest.fixture
+def crm_seed(crm_task: Task, crm_settings: RunSettings, request: pytest.FixtureRequest) -> int:
+    """The item's seed, derived from (base seed, task id, trial)."""
+    return derive_seed(crm_settings.base_seed, crm_task.id, getattr(request.node, "trial", 0))
+
+
+@pytest.fixture
+def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int) -> ToolEnvironment:
+    """A freshly reset environment: the domain default with the task's override merged in."""
+    return crm_env_class(crm_task.initial_state, seed=crm_seed)
+
+
+@pytest.fixture
+def crm_agent(crm_task: Task, crm_env_class: type[ToolEnvironment], crm_seed: int, crm_settings: RunSettings, pytestconfig: pytest.Config) -> Agent:
+    """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
+    context = AgentContext(task=crm_task, environment=crm_env_class, seed=crm_seed, limits=crm_settings.limits)
+    agent: Any = pytestconfig.hook.pytest_crmbench_make_agent(name=crm_settings.agent, context=context)
+    return agent  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def crm_user(crm_task: Task) -> User:
+    """The user side: a scripted user that says the opening line (models come with --crm-model)."""
+    return ScriptedUser(crm_task)
+
+
+@pytest.fixture(scope="session")
+def crm_judge() -> ReplyJudge:
+    """Grades reply criteria. Without a judge model, every criterion is 'not judged' (never a pass)."""
+    return not_judged

@@ -1,0 +1,64 @@
+"""Grading: evidence + contract -> one verdict per declared check -> task outcome (spec §A.2).
+
+Strict success is the conjunction of every declared check. Undeclared families produce no
+verdict at all (absent, never an automatic pass). Reply criteria need a semantic judge; without
+one they are ``not_judged``, which is never a pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pytest_crmbench.evidence import FAILED_TERMINATIONS, Evidence
+from pytest_crmbench.grading import checks
+from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict, primary_label
+from pytest_crmbench.spec import Task
+
+ReplyJudge = Callable[[Task, Evidence], list[CheckVerdict]]
+"""Grades ``task.contract.reply_criteria`` against the visible conversation (one verdict each)."""
+
+__all__ = ["CheckVerdict", "ReplyJudge", "TaskVerdict", "grade", "grade_checks", "not_judged"]
+
+
+def not_judged(task: Task, evidence: Evidence) -> list[CheckVerdict]:
+    """The reply verdicts when no judge is configured."""
+    return [
+        CheckVerdict(family="reply", name=f"reply[{i}]", status="not_judged", expected=criterion, diff=f"no semantic judge configured; criterion: {criterion}")
+        for i, criterion in enumerate(task.contract.reply_criteria)
+    ]
+
+
+def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> list[CheckVerdict]:
+    """Every declared check, in the order families are written in a contract."""
+    contract, trace = task.contract, evidence.tool_calls
+    verdicts = [
+        *checks.check_expected_actions(contract, trace),
+        *checks.check_expected_params(contract, trace),
+        *checks.check_action_order(contract, trace),
+        *checks.check_expected_state(contract, evidence.final_state),
+        *checks.check_forbidden_actions(contract, trace),
+        *checks.check_forbidden_params(contract, trace),
+        *checks.check_forbidden_state(contract, evidence.final_state),
+        *checks.check_protected(contract, evidence.initial_state, evidence.final_state),
+    ]
+    if contract.reply_criteria:
+        verdicts.extend(judge(task, evidence))
+    return verdicts
+
+
+def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> TaskVerdict:
+    """The task verdict. Programmatic checks are authoritative; a judge only adds reply verdicts."""
+    termination = evidence.termination
+    if termination.reason == "infra":
+        return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=termination.detail)
+    verdicts = grade_checks(task, evidence, judge)
+    failed = {v.family for v in verdicts if v.status == "failed"}
+    if termination.reason in FAILED_TERMINATIONS:
+        failed.add("execution")
+    if failed:
+        outcome = "failure"
+    elif any(v.status == "not_judged" for v in verdicts):
+        outcome = "not_judged"
+    else:
+        outcome = "success"
+    return TaskVerdict(task_id=task.id, outcome=outcome, primary_label=primary_label(failed), checks=verdicts, termination=termination.reason, detail=termination.detail)

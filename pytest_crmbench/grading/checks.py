@@ -1,0 +1,161 @@
+"""The programmatic check families of spec §A.2, each a pure function of contract and evidence.
+
+Expected actions, params and order read only ``ok`` calls (a rejected call is evidence of an
+attempt, not of the state change). Forbidden actions and params read every attempt, whatever
+its status. State checks read the frozen final state; protected paths compare it to the initial one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.grading.paths import deepest_existing, resolve
+from pytest_crmbench.grading.verdict import CheckVerdict
+from pytest_crmbench.matchers import MISSING, describe, matches, show, values_equal
+from pytest_crmbench.spec import ActionOrder, Contract, ExpectedParams, ForbiddenParams
+
+
+def _verdict(family: str, name: str, ok: bool, expected: Any, actual: Any, diff: str) -> CheckVerdict:
+    return CheckVerdict(family=family, name=name, status="passed" if ok else "failed", expected=expected, actual=actual, diff="" if ok else diff)  # type: ignore[arg-type]
+
+
+def ok_calls(trace: Sequence[ToolCall]) -> list[ToolCall]:
+    return [c for c in trace if c.status == "ok"]
+
+
+def summarize_attempts(trace: Sequence[ToolCall], tool: str) -> str:
+    statuses = [c.status for c in trace if c.name == tool]
+    if not statuses:
+        return f"{tool} was never attempted"
+    counts = {s: statuses.count(s) for s in ("ok", "rejected", "error") if s in statuses}
+    return f"{tool} attempts: " + ", ".join(f"{n} {s}" for s, n in counts.items())
+
+
+# -- positive checks ---------------------------------------------------------------------------
+
+
+def check_expected_actions(contract: Contract, trace: Sequence[ToolCall]) -> list[CheckVerdict]:
+    """One check per distinct tool: at least the required number of ``ok`` calls."""
+    successes = [c.name for c in ok_calls(trace)]
+    verdicts = []
+    for index, (tool, required) in enumerate(contract.required_counts().items()):
+        got = successes.count(tool)
+        diff = f"expected at least {required} successful call(s) of {tool}, got {got} ({summarize_attempts(trace, tool)})"
+        verdicts.append(_verdict("action", f"action[{index}] {tool} x{required}", got >= required, required, got, diff))
+    return verdicts
+
+
+def unmet_args(constraints: Mapping[str, Any], arguments: Any) -> dict[str, Any]:
+    """Constraint name -> actual value, for every constraint the arguments do not satisfy."""
+    if not isinstance(arguments, Mapping):
+        return dict.fromkeys(constraints, MISSING)
+    return {key: arguments.get(key, MISSING) for key, c in constraints.items() if not matches(c, arguments.get(key, MISSING))}
+
+
+def check_expected_params(contract: Contract, trace: Sequence[ToolCall]) -> list[CheckVerdict]:
+    return [_check_params(index, spec, trace) for index, spec in enumerate(contract.expected_params)]
+
+
+def _check_params(index: int, spec: ExpectedParams, trace: Sequence[ToolCall]) -> CheckVerdict:
+    calls = [c for c in ok_calls(trace) if c.name == spec.tool]
+    name = f"param[{index}] {spec.tool} ({spec.match})"
+    expected = {k: describe(v) for k, v in spec.args.items()}
+    if not calls:
+        return _verdict("param", name, False, expected, None, f"no successful call of {spec.tool} ({summarize_attempts(trace, spec.tool)})")
+    candidates = calls[:1] if spec.match == "first" else calls
+    misses = [unmet_args(spec.args, c.arguments) for c in candidates]
+    if any(not miss for miss in misses):
+        return _verdict("param", name, True, expected, None, "")
+    lines = [f"expected {spec.tool} with " + ", ".join(f"{k}={v}" for k, v in expected.items())]
+    for call, miss in zip(candidates, misses):
+        got = ", ".join(f"{k}={show(v)}" for k, v in miss.items())
+        lines.append(f"  call #{call.index} (turn {call.turn}) differs: {got}")
+    return _verdict("param", name, False, expected, [c.arguments for c in candidates], "\n".join(lines))
+
+
+def is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:
+    """Whether ``needle`` occurs in ``haystack`` in order, gaps allowed (greedy is optimal here)."""
+    position = 0
+    for item in haystack:
+        if position < len(needle) and item == needle[position]:
+            position += 1
+    return position == len(needle)
+
+
+def check_action_order(contract: Contract, trace: Sequence[ToolCall]) -> list[CheckVerdict]:
+    return [_check_order(index, order, trace) for index, order in enumerate(contract.action_order)]
+
+
+def _check_order(index: int, order: ActionOrder, trace: Sequence[ToolCall]) -> CheckVerdict:
+    named = set(order.tools)
+    filtered = [c.name for c in ok_calls(trace) if c.name in named]
+    ok = filtered == order.tools if order.mode == "exact" else is_subsequence(order.tools, filtered)
+    name = f"order[{index}] {' -> '.join(order.tools)} ({order.mode})"
+    diff = f"expected {order.mode} order {order.tools}\n  successful calls of those tools, in order: {filtered}"
+    return _verdict("order", name, ok, order.tools, filtered, diff)
+
+
+def check_expected_state(contract: Contract, final_state: Mapping[str, Any]) -> list[CheckVerdict]:
+    verdicts = []
+    for index, (path, constraint) in enumerate(contract.expected_state.items()):
+        actual = resolve(final_state, path)
+        verdicts.append(_verdict("state", f"state[{index}] {path}", matches(constraint, actual), describe(constraint), _shown(actual), _state_diff(path, constraint, actual, final_state)))
+    return verdicts
+
+
+def _state_diff(path: str, constraint: Any, actual: Any, state: Mapping[str, Any]) -> str:
+    if actual is MISSING:
+        found = deepest_existing(state, path)
+        return f"{path}: expected {describe(constraint)}, but the path does not exist (exists up to {found or 'the root'!r})"
+    return f"{path}: expected {describe(constraint)}, got {show(actual)}"
+
+
+def _shown(value: Any) -> Any:
+    return None if value is MISSING else value
+
+
+# -- negative checks ---------------------------------------------------------------------------
+
+
+def check_forbidden_actions(contract: Contract, trace: Sequence[ToolCall]) -> list[CheckVerdict]:
+    verdicts = []
+    for index, tool in enumerate(contract.forbidden.actions):
+        attempts = [c for c in trace if c.name == tool]
+        shown = [f"#{c.index} turn {c.turn} {c.status} {show(c.arguments)}" for c in attempts]
+        diff = f"{tool} must never be attempted; attempts:\n" + "\n".join(f"  {s}" for s in shown)
+        verdicts.append(_verdict("forbidden", f"forbidden.action[{index}] {tool}", not attempts, 0, len(attempts), diff))
+    return verdicts
+
+
+def check_forbidden_params(contract: Contract, trace: Sequence[ToolCall]) -> list[CheckVerdict]:
+    return [_check_forbidden_params(index, spec, trace) for index, spec in enumerate(contract.forbidden.params)]
+
+
+def _check_forbidden_params(index: int, spec: ForbiddenParams, trace: Sequence[ToolCall]) -> CheckVerdict:
+    hits = [c for c in trace if c.name == spec.tool and not unmet_args(spec.args, c.arguments)]
+    pattern = ", ".join(f"{k}={describe(v)}" for k, v in spec.args.items())
+    shown = "\n".join(f"  #{c.index} turn {c.turn} {c.status} {show(c.arguments)}" for c in hits)
+    diff = f"no attempt of {spec.tool} may match {pattern}; matching attempts:\n{shown}"
+    return _verdict("forbidden", f"forbidden.param[{index}] {spec.tool}", not hits, pattern, [c.arguments for c in hits], diff)
+
+
+def check_forbidden_state(contract: Contract, final_state: Mapping[str, Any]) -> list[CheckVerdict]:
+    verdicts = []
+    for index, (path, constraint) in enumerate(contract.forbidden.state.items()):
+        actual = resolve(final_state, path)
+        holds = matches(constraint, actual)
+        diff = f"{path}: must not be {describe(constraint)}, but it is {show(actual)}"
+        verdicts.append(_verdict("forbidden", f"forbidden.state[{index}] {path}", not holds, f"not {describe(constraint)}", _shown(actual), diff))
+    return verdicts
+
+
+def check_protected(contract: Contract, initial_state: Mapping[str, Any], final_state: Mapping[str, Any]) -> list[CheckVerdict]:
+    verdicts = []
+    for index, path in enumerate(contract.forbidden.protected):
+        before, after = resolve(initial_state, path), resolve(final_state, path)
+        unchanged = (before is MISSING and after is MISSING) or (before is not MISSING and after is not MISSING and values_equal(before, after))
+        diff = f"{path} is protected: initial {show(before)}, final {show(after)}"
+        verdicts.append(_verdict("collateral", f"collateral[{index}] {path}", unchanged, _shown(before), _shown(after), diff))
+    return verdicts

@@ -1,0 +1,136 @@
+"""Read ``tasks/<domain>.yaml`` into validated :class:`~pytest_crmbench.spec.Task` records.
+
+A file is a YAML list of task mappings. Every problem in a file is collected and raised together
+as :class:`~pytest_crmbench.errors.SpecErrors`, each naming file, line, task id and field.
+Parsing uses libyaml when available; line numbers come from the composed node tree, so they cost
+nothing unless an error needs the line of a nested field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from pytest_crmbench.errors import SpecError, SpecErrors
+from pytest_crmbench.spec import Task
+
+_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """A validated task and where it was written."""
+
+    task: Task
+    path: Path
+    line: int  # 1-based line of the record's first key
+    shown_path: str = ""  # how messages name the file (relative to the rootdir when possible)
+
+    @property
+    def location(self) -> str:
+        return f"{self.shown_path or self.path}:{self.line}"
+
+
+def load_task_file(path: Path, *, display_path: str | None = None) -> list[TaskRecord]:
+    """Parse and validate one task file. Raises SpecErrors listing every problem found."""
+    shown = display_path or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecErrors([SpecError(f"cannot read task file: {exc}", file=shown)]) from None
+    return parse_task_text(text, path=path, display_path=shown)
+
+
+def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
+    shown = display_path or str(path)
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecErrors([SpecError(f"invalid YAML: {problem}", file=shown, line=line)]) from None
+    finally:
+        loader.dispose()
+    if data is None:
+        return []
+    if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
+        raise SpecErrors([SpecError("a task file must be a YAML list of task records", file=shown, line=1)])
+
+    records: list[TaskRecord] = []
+    errors: list[SpecError] = []
+    first_line: dict[str, int] = {}
+    for raw, node in zip(data, root.value):
+        line = node.start_mark.line + 1
+        task_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        if not isinstance(raw, dict):
+            errors.append(SpecError("a task record must be a mapping", file=shown, line=line))
+            continue
+        try:
+            task = Task.model_validate(raw)
+        except ValidationError as exc:
+            errors.extend(_spec_errors(exc, node, shown, task_id))
+            continue
+        if task.id in first_line:
+            errors.append(SpecError(f"duplicate task id (first defined at line {first_line[task.id]})", file=shown, line=line, task_id=task.id, field="id"))
+            continue
+        first_line[task.id] = line
+        records.append(TaskRecord(task, path, line, shown))
+    if errors:
+        raise SpecErrors(errors)
+    return records
+
+
+def _spec_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None) -> list[SpecError]:
+    errors = []
+    for err in exc.errors(include_url=False):
+        loc = _clean_loc(err["loc"])
+        errors.append(SpecError(_message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None))
+    return errors
+
+
+def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    # pydantic adds validator names ('function-after[...]', 'list[...]') to locations; they are
+    # not fields an author could find in YAML.
+    return tuple(p for p in loc if isinstance(p, int) or ("[" not in p and "(" not in p))
+
+
+def _message(err: Any) -> str:
+    message = str(err["msg"])
+    if err["type"] == "extra_forbidden":
+        return "unknown field (check the spelling; see `crmbench schema`)"
+    return message.removeprefix("Value error, ")
+
+
+def format_loc(loc: tuple[int | str, ...]) -> str:
+    """``('contract', 'expected_params', 0, 'tool')`` -> ``contract.expected_params[0].tool``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+    """The line of the deepest YAML node along ``loc`` (1-based)."""
+    for part in loc:
+        child = _child(node, part)
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1
+
+
+def _child(node: yaml.Node, part: int | str) -> yaml.Node | None:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if getattr(key, "value", None) == part:
+                return key if isinstance(value, yaml.ScalarNode) and value.value == "" else value
+    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        return node.value[part]
+    return None

@@ -1,0 +1,163 @@
+"""Value matchers shared by parameter constraints and state checks.
+
+A constraint written in a task contract is either a literal (exact match) or a mapping with a
+single ``$operator`` key. The ``$`` prefix keeps operators unambiguous next to literal mappings::
+
+    amount: 50                      # exact (numbers compare exactly as decimals: 50 == 50.00)
+    reason: {$contains: duplicate}  # case-insensitive substring
+    status: {$one_of: [open, new]}
+    amount: {$gte: 10}
+    notes: {$non_empty: true}
+    items: {$min_length: 2}
+    payload: {$eq: {a: 1}}          # exact, for a literal that is itself a mapping
+
+Numbers never go through binary floats: both sides are converted with ``Decimal(str(x))``, so the
+YAML literal ``130.00`` equals the state value ``Decimal("130.00")`` or ``"130.00"`` when the
+state stores money as a decimal string.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+MISSING: Any = type("Missing", (), {"__repr__": lambda self: "<missing>"})()
+"""Sentinel for a state path or argument that does not exist."""
+
+
+def as_decimal(value: Any) -> Decimal | None:
+    """The exact decimal value of a number or a numeric string, else None. Booleans are not numbers."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, Decimal):
+        return value
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    if isinstance(value, str):
+        try:
+            number = Decimal(value.strip())
+        except InvalidOperation:
+            return None
+        return number if number.is_finite() else None
+    return None
+
+
+def values_equal(expected: Any, actual: Any) -> bool:
+    """Structural equality where numbers (and numeric strings facing numbers) compare as decimals."""
+    if isinstance(expected, Mapping):
+        return (
+            isinstance(actual, Mapping)
+            and expected.keys() == actual.keys()
+            and all(values_equal(expected[k], actual[k]) for k in expected)
+        )
+    if isinstance(expected, (list, tuple)):
+        return (
+            isinstance(actual, (list, tuple))
+            and len(expected) == len(actual)
+            and all(values_equal(e, a) for e, a in zip(expected, actual))
+        )
+    if _is_number(expected) or _is_number(actual):
+        left, right = as_decimal(expected), as_decimal(actual)
+        return left is not None and right is not None and left == right
+    return bool(expected == actual) and type(expected) is type(actual)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, Decimal)) and not isinstance(value, bool)
+
+
+def _compare(op: Callable[[Decimal, Decimal], bool]) -> Callable[[Any, Any], bool]:
+    def check(bound: Any, actual: Any) -> bool:
+        left, right = as_decimal(actual), as_decimal(bound)
+        return left is not None and right is not None and op(left, right)
+
+    return check
+
+
+def _contains(needle: Any, actual: Any) -> bool:
+    if isinstance(actual, str):
+        return str(needle).casefold() in actual.casefold()
+    if isinstance(actual, (list, tuple)):
+        return any(values_equal(needle, item) for item in actual)
+    return False
+
+
+def _non_empty(flag: Any, actual: Any) -> bool:
+    present = actual is not MISSING and actual is not None and actual != "" and actual != [] and actual != {}
+    return present if flag else not present
+
+
+def _min_length(bound: Any, actual: Any) -> bool:
+    return isinstance(actual, (str, list, tuple, Mapping)) and len(actual) >= bound
+
+
+OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
+    "$eq": values_equal,
+    "$one_of": lambda options, actual: any(values_equal(o, actual) for o in options),
+    "$contains": _contains,
+    "$gte": _compare(lambda a, b: a >= b),
+    "$lte": _compare(lambda a, b: a <= b),
+    "$non_empty": _non_empty,
+    "$min_length": _min_length,
+}
+
+
+def operator_of(constraint: Any) -> tuple[str, Any] | None:
+    """``("$op", operand)`` when the constraint is an operator mapping, else None (a literal)."""
+    if isinstance(constraint, Mapping) and len(constraint) == 1:
+        (key, operand), = constraint.items()
+        if isinstance(key, str) and key.startswith("$"):
+            return key, operand
+    return None
+
+
+def check_constraint(constraint: Any) -> str | None:
+    """Why a constraint is malformed, or None. Used by the task loader to fail at collection."""
+    if isinstance(constraint, Mapping) and any(isinstance(k, str) and k.startswith("$") for k in constraint):
+        found = operator_of(constraint)
+        if found is None:
+            return "an operator mapping must have exactly one $key"
+        name, operand = found
+        if name not in OPERATORS:
+            return f"unknown operator {name!r}; known: {', '.join(OPERATORS)}"
+        if name == "$one_of" and not isinstance(operand, list):
+            return "$one_of needs a list"
+        if name in ("$gte", "$lte") and as_decimal(operand) is None:
+            return f"{name} needs a number"
+        if name == "$min_length" and (not isinstance(operand, int) or isinstance(operand, bool) or operand < 0):
+            return "$min_length needs a non-negative integer"
+        if name == "$non_empty" and not isinstance(operand, bool):
+            return "$non_empty needs true or false"
+    return None
+
+
+def matches(constraint: Any, actual: Any) -> bool:
+    """Whether ``actual`` satisfies the constraint (literal = exact match)."""
+    found = operator_of(constraint)
+    if found is None:
+        return actual is not MISSING and values_equal(constraint, actual)
+    name, operand = found
+    if actual is MISSING and name != "$non_empty":
+        return False
+    return OPERATORS[name](operand, actual)
+
+
+def show(value: Any) -> str:
+    """A value as a diff shows it: decimals without ``Decimal(...)`` noise, missing paths named."""
+    if isinstance(value, Decimal):
+        return str(value)
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{k!r}: {show(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(show(v) for v in value) + "]"
+    return repr(value)
+
+
+def describe(constraint: Any) -> str:
+    """A short human text for a constraint, used in verdict diffs."""
+    found = operator_of(constraint)
+    if found is None:
+        return show(constraint)
+    name, operand = found
+    return f"{name[1:]} {show(operand)}"
