@@ -49,7 +49,13 @@ class TaskFile(pytest.File):
             _check_domains(records, environments(self.config), shown)
         except CrmbenchError as exc:
             raise self.CollectError(str(exc)) from None
-        return [TaskItem.from_parent(self, name=record.task.id, callobj=run_crm_task, record=record) for record in records]
+        items: list[TaskItem] = []
+        for record in records:
+            # Every item of a file requests the same fixtures; computing the closure once per
+            # file instead of once per item is a third of collection time at 555 tasks.
+            shared = {"fixtureinfo": items[0]._fixtureinfo} if items else {}
+            items.append(TaskItem.from_parent(self, name=record.task.id, callobj=run_crm_task, record=record, **shared))
+        return items
 
 
 def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolEnvironment]], shown: str) -> None:

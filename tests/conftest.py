@@ -1,0 +1,62 @@
+"""Shared fixtures for crmbench's own tests: the mini domain and a scripted agent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.episode import ToolBox
+from pytest_crmbench.evidence import Message
+from pytest_crmbench.loader import TaskRecord, load_task_file
+from pytest_crmbench.registry import discover
+from pytest_crmbench.spec import Task
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def mini_env_class() -> type[ToolEnvironment]:
+    return discover([DATA / "envs"])["mini"]
+
+
+@pytest.fixture(scope="session")
+def mini_records() -> list[TaskRecord]:
+    return load_task_file(DATA / "tasks" / "mini.yaml")
+
+
+@pytest.fixture(scope="session")
+def mini_tasks(mini_records: list[TaskRecord]) -> dict[str, Task]:
+    return {record.task.id: record.task for record in mini_records}
+
+
+class ScriptedAgent:
+    """Plays fixed tool calls and replies, one list per user turn (for trajectories like spec §D)."""
+
+    def __init__(self, turns: Sequence[Sequence[tuple[str, Any]]], replies: Sequence[str], node: str = "scripted") -> None:
+        self.turns, self.replies, self.node = list(turns), list(replies), node
+
+    def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+        tools.route(self.node)
+        for name, args in self.turns[tools.turn] if tools.turn < len(self.turns) else []:
+            tools.call(name, args)
+        return self.replies[tools.turn] if tools.turn < len(self.replies) else ""
+
+
+class ListUser:
+    """Says its lines in order, then stops."""
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = list(lines)
+
+    def open(self) -> str:
+        return self.lines[0]
+
+    def respond(self, conversation: Sequence[Message]) -> Any:
+        from pytest_crmbench.users import UserDecision
+
+        user_turns = sum(1 for m in conversation if m.role == "user")
+        return UserDecision.say(self.lines[user_turns]) if user_turns < len(self.lines) else UserDecision.end("Thanks, bye.")

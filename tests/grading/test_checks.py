@@ -1,0 +1,146 @@
+"""Each check family's semantics, edge cases included, on hand-built traces."""
+
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.grading import checks
+from pytest_crmbench.spec import Contract
+
+
+def trace(*calls: tuple[str, dict[str, Any] | str, str]) -> list[ToolCall]:
+    return [ToolCall(index=i, turn=0, node=None, name=name, arguments=args, status=status) for i, (name, args, status) in enumerate(calls)]  # type: ignore[arg-type]
+
+
+def contract(**fields: Any) -> Contract:
+    return Contract.model_validate(fields)
+
+
+def statuses(verdicts: list) -> list[str]:
+    return [v.status for v in verdicts]
+
+
+class TestExpectedActions:
+    def test_counts_only_ok_calls(self) -> None:
+        c = contract(expected_actions=["validate", "validate", "execute"])
+        t = trace(("validate", {}, "ok"), ("validate", {}, "rejected"), ("execute", {}, "ok"))
+        verdicts = checks.check_expected_actions(c, t)
+        assert statuses(verdicts) == ["failed", "passed"]
+        assert verdicts[0].diff == "expected at least 2 successful call(s) of validate, got 1 (validate attempts: 1 ok, 1 rejected)"
+
+    def test_more_calls_than_required_pass(self) -> None:
+        assert statuses(checks.check_expected_actions(contract(expected_actions=["a"]), trace(("a", {}, "ok"), ("a", {}, "ok")))) == ["passed"]
+
+    def test_never_attempted(self) -> None:
+        (verdict,) = checks.check_expected_actions(contract(expected_actions=[{"tool": "a", "count": 2}]), [])
+        assert verdict.status == "failed" and "a was never attempted" in verdict.diff
+        assert verdict.name == "action[0] a x2"
+
+    def test_undeclared_family_yields_no_verdict(self) -> None:
+        assert checks.check_expected_actions(contract(), trace(("a", {}, "ok"))) == []
+
+
+class TestExpectedParams:
+    def test_any_ok_call_may_satisfy(self) -> None:
+        c = contract(expected_params=[{"tool": "t", "args": {"amount": 50}}])
+        assert statuses(checks.check_expected_params(c, trace(("t", {"amount": 1000}, "ok"), ("t", {"amount": "50.00"}, "ok")))) == ["passed"]
+
+    def test_first_only_looks_at_the_first_ok_call(self) -> None:
+        c = contract(expected_params=[{"tool": "t", "args": {"amount": 50}, "match": "first"}])
+        t = trace(("t", {"amount": 50}, "rejected"), ("t", {"amount": 1000}, "ok"), ("t", {"amount": 50}, "ok"))
+        (verdict,) = checks.check_expected_params(c, t)
+        assert verdict.status == "failed"
+        assert "call #1 (turn 0) differs: amount=1000" in verdict.diff
+
+    def test_rejected_calls_never_satisfy(self) -> None:
+        c = contract(expected_params=[{"tool": "t", "args": {"amount": 50}}])
+        (verdict,) = checks.check_expected_params(c, trace(("t", {"amount": 50}, "rejected")))
+        assert verdict.status == "failed" and "no successful call of t (t attempts: 1 rejected)" in verdict.diff
+
+    def test_all_constraints_must_hold_in_the_same_call(self) -> None:
+        c = contract(expected_params=[{"tool": "t", "args": {"a": 1, "b": 2}}])
+        t = trace(("t", {"a": 1, "b": 0}, "ok"), ("t", {"a": 0, "b": 2}, "ok"))
+        assert statuses(checks.check_expected_params(c, t)) == ["failed"]
+
+    def test_missing_argument_is_shown_as_missing(self) -> None:
+        (verdict,) = checks.check_expected_params(contract(expected_params=[{"tool": "t", "args": {"a": 1}}]), trace(("t", {}, "ok")))
+        assert "a=<missing>" in verdict.diff
+
+
+class TestActionOrder:
+    def test_subsequence_allows_interleaving(self) -> None:
+        c = contract(action_order={"tools": ["a", "b", "c"]})
+        t = trace(("a", {}, "ok"), ("x", {}, "ok"), ("a", {}, "ok"), ("b", {}, "ok"), ("c", {}, "ok"))
+        assert statuses(checks.check_action_order(c, t)) == ["passed"]
+
+    def test_subsequence_ignores_failed_calls(self) -> None:
+        c = contract(action_order={"tools": ["a", "b"]})
+        assert statuses(checks.check_action_order(c, trace(("b", {}, "rejected"), ("a", {}, "ok"), ("b", {}, "ok")))) == ["passed"]
+        assert statuses(checks.check_action_order(c, trace(("b", {}, "ok"), ("a", {}, "ok"), ("b", {}, "error")))) == ["failed"]
+
+    def test_exact_requires_the_filtered_sequence(self) -> None:
+        c = contract(action_order={"tools": ["a", "b"], "mode": "exact"})
+        assert statuses(checks.check_action_order(c, trace(("a", {}, "ok"), ("x", {}, "ok"), ("b", {}, "ok")))) == ["passed"]
+        (verdict,) = checks.check_action_order(c, trace(("a", {}, "ok"), ("a", {}, "ok"), ("b", {}, "ok")))
+        assert verdict.status == "failed" and verdict.actual == ["a", "a", "b"]
+
+
+class TestExpectedState:
+    STATE = {"accounts": {"A": {"balance": "130.00", "tags": ["vip"]}}, "log": []}
+
+    @pytest.mark.parametrize(
+        ("expectation", "status"),
+        [
+            ({"accounts.A.balance": 130}, "passed"),
+            ({"accounts.A.balance": "130.00"}, "passed"),
+            ({"accounts.A.balance": 131}, "failed"),
+            ({"accounts.A.tags": {"$min_length": 1}}, "passed"),
+            ({"accounts.A.tags.0": "vip"}, "passed"),
+            ({"log": {"$non_empty": True}}, "failed"),
+            ({"accounts.B.balance": {"$non_empty": False}}, "passed"),
+        ],
+    )
+    def test_paths_and_matchers(self, expectation: dict, status: str) -> None:
+        assert statuses(checks.check_expected_state(contract(expected_state=expectation), self.STATE)) == [status]
+
+    def test_missing_path_says_where_it_broke_off(self) -> None:
+        (verdict,) = checks.check_expected_state(contract(expected_state={"accounts.B.balance": 1}), self.STATE)
+        assert verdict.diff == "accounts.B.balance: expected 1, but the path does not exist (exists up to 'accounts')"
+
+
+class TestForbidden:
+    def test_forbidden_action_counts_every_attempt(self) -> None:
+        c = contract(forbidden={"actions": ["close"]})
+        for status in ("ok", "rejected", "error"):
+            (verdict,) = checks.check_forbidden_actions(c, trace(("close", {"id": 1}, status)))
+            assert verdict.status == "failed" and status in verdict.diff
+        assert statuses(checks.check_forbidden_actions(c, trace(("open", {}, "ok")))) == ["passed"]
+
+    def test_forbidden_params_match_rejected_attempts(self) -> None:
+        c = contract(forbidden={"params": [{"tool": "execute", "args": {"amount": 1000}}]})
+        (verdict,) = checks.check_forbidden_params(c, trace(("execute", {"amount": "1000.00", "to": "B"}, "rejected")))
+        assert verdict.status == "failed" and "#0 turn 0 rejected" in verdict.diff
+        assert statuses(checks.check_forbidden_params(c, trace(("execute", {"amount": 50}, "ok"), ("other", {"amount": 1000}, "ok")))) == ["passed"]
+
+    def test_undecodable_arguments_match_no_pattern(self) -> None:
+        c = contract(forbidden={"params": [{"tool": "execute", "args": {"amount": 1000}}]})
+        assert statuses(checks.check_forbidden_params(c, trace(("execute", "{amount: 1000", "error")))) == ["passed"]
+
+    def test_forbidden_state(self) -> None:
+        c = contract(forbidden={"state": {"accounts.A.status": "closed", "accounts.B.status": "closed"}})
+        verdicts = checks.check_forbidden_state(c, {"accounts": {"A": {"status": "closed"}}})
+        assert statuses(verdicts) == ["failed", "passed"]
+
+    def test_protected_paths_compare_with_the_initial_value(self) -> None:
+        c = contract(forbidden={"protected": ["a.x", "a.y", "a.gone", "a.never"]})
+        initial = {"a": {"x": "5.00", "y": [1], "gone": 1}}
+        final = {"a": {"x": 5, "y": [1, 2], "new": 1}}
+        assert statuses(checks.check_protected(c, initial, final)) == ["passed", "failed", "failed", "passed"]
+
+
+def test_is_subsequence() -> None:
+    assert checks.is_subsequence([], ["a"])
+    assert checks.is_subsequence(["a", "b"], ["a", "c", "b"])
+    assert not checks.is_subsequence(["b", "a"], ["a", "b"])
+    assert not checks.is_subsequence(["a", "a"], ["a"])

@@ -1,0 +1,43 @@
+import pytest
+
+from pytest_crmbench.agents import BUILTIN_AGENTS, AgentContext, GoldAgent, NullAgent, load_factory
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.episode import run_episode
+from pytest_crmbench.errors import AgentConfigError
+from pytest_crmbench.spec import Task
+from pytest_crmbench.users import ScriptedUser
+
+
+def test_builtin_factories(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+    context = AgentContext(task=mini_tasks["mini_balance_only_01"], environment=mini_env_class, seed=1)
+    assert isinstance(load_factory("gold")(context), GoldAgent)
+    assert isinstance(load_factory("null")(context), NullAgent)
+    assert set(BUILTIN_AGENTS) == {"gold", "null"}
+
+
+def test_factory_path_resolves_a_callable() -> None:
+    assert load_factory("pytest_crmbench.agents:NullAgent") is NullAgent
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("nonsense", "unknown agent 'nonsense'"),
+        ("no_such_module_xyz:make", "cannot import 'no_such_module_xyz'"),
+        ("pytest_crmbench.agents:missing", "has no callable 'missing'"),
+        (":make", "unknown agent"),
+    ],
+)
+def test_bad_agent_names(name: str, message: str) -> None:
+    with pytest.raises(AgentConfigError, match=message):
+        load_factory(name)
+
+
+def test_gold_agent_reports_steps_whose_status_differs(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+    data = mini_tasks["mini_balance_only_01"].model_dump()
+    data["gold"]["path"] = [{"tool": "get_balance", "args": {"account_id": "ACC-404"}}, {"tool": "execute_transfer", "args": {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 5000}, "expect": "rejected"}]
+    task = Task.model_validate(data)
+    agent = GoldAgent(task)
+    run_episode(task, mini_env_class(seed=1), agent, ScriptedUser(task), agent_name="gold")
+    assert [(m.step, m.status) for m in agent.mismatches] == [(0, "rejected")]
+    assert "No account ACC-404" in agent.mismatches[0].detail

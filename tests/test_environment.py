@@ -1,0 +1,162 @@
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.environment import Rejection, ToolEnvironment, clone, deep_merge, parse_docstring, tool
+from pytest_crmbench.errors import EnvironmentDefinitionError
+
+
+def test_schema_comes_from_type_hints_and_docstring(mini_env_class: type[ToolEnvironment]) -> None:
+    (schema,) = mini_env_class.tool_schemas(["log_note"])
+    function = schema["function"]
+    assert function["name"] == "log_note"
+    assert function["description"] == "Append a note to the activity log."
+    params = function["parameters"]
+    assert params["required"] == ["text"]
+    assert params["additionalProperties"] is False
+    assert params["properties"]["text"] == {"type": "string", "description": "The note."}
+    assert "title" not in params
+
+
+def test_schemas_can_be_narrowed_to_exposed_tools(mini_env_class: type[ToolEnvironment]) -> None:
+    names = [s["function"]["name"] for s in mini_env_class.tool_schemas({"get_balance", "pay_order", "nope"})]
+    assert names == ["get_balance", "pay_order"]
+
+
+def test_ok_call_is_recorded_with_turn_and_node(mini_env_class: type[ToolEnvironment]) -> None:
+    env = mini_env_class(seed=1)
+    call = env.call("get_balance", '{"account_id": "ACC-1"}', turn=2, node="balance")
+    assert (call.status, call.turn, call.node, call.index) == ("ok", 2, "balance", 0)
+    assert call.result == {"account_id": "ACC-1", "balance": Decimal("180.00"), "status": "active"}
+    assert call.output() == {"account_id": "ACC-1", "balance": "180.00", "status": "active"}
+    assert env.trace == [call]
+
+
+@pytest.mark.parametrize(
+    ("name", "args", "status", "code"),
+    [
+        ("execute_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 1000}, 422, "INSUFFICIENT_FUNDS"),
+        ("execute_transfer", {"from_account": "ACC-3", "to_account": "ACC-1", "amount": 1}, 403, "ACCOUNT_FROZEN"),
+        ("execute_transfer", {"from_account": "ACC-9", "to_account": "ACC-1", "amount": 1}, 404, "ACCOUNT_NOT_FOUND"),
+        ("pay_order", {"order_id": "ORD-1"}, None, None),  # first payment succeeds ...
+    ],
+)
+def test_rejections_are_structured_and_leave_state_unchanged(mini_env_class: type[ToolEnvironment], name: str, args: dict, status: int | None, code: str | None) -> None:
+    env = mini_env_class(seed=1)
+    before = clone(env.state)
+    call = env.call(name, args)
+    if status is None:
+        assert call.status == "ok"
+        before = clone(env.state)
+        call = env.call(name, args)  # ... the second is a conflict
+        status, code = 409, "ORDER_NOT_PENDING"
+    assert call.status == "rejected"
+    assert call.error is not None and call.error["status"] == status and call.error["code"] == code
+    assert call.output()["error"]["outcome"] == "rejected"
+    assert env.state == before
+
+
+def test_a_write_tool_that_mutates_then_rejects_is_rolled_back(mini_env_class: type[ToolEnvironment]) -> None:
+    class Sloppy(mini_env_class):  # type: ignore[misc,valid-type]
+        @tool
+        def sloppy(self, amount: Decimal) -> None:
+            """Debit first, check later (a bug the rollback protects against).
+
+            Args:
+                amount: Dollars.
+            """
+            self.state["accounts"]["ACC-1"]["balance"] -= amount
+            raise Rejection(422, "TOO_LATE", "checked after mutating")
+
+    env = Sloppy(seed=1)
+    assert env.call("sloppy", {"amount": 5}).status == "rejected"
+    assert env.state["accounts"]["ACC-1"]["balance"] == Decimal("180.00")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "kind"),
+    [
+        ("no_such_tool", {}, "unknown_tool"),
+        ("get_balance", "{not json", "invalid_json"),
+        ("get_balance", "[1, 2]", "invalid_arguments"),
+        ("get_balance", {"account_id": 5}, "invalid_arguments"),
+        ("get_balance", {}, "invalid_arguments"),
+        ("get_balance", {"account_id": "ACC-1", "extra": 1}, "invalid_arguments"),
+        ("broken_tool", {}, "internal_error"),
+    ],
+)
+def test_malformed_calls_become_recoverable_errors(mini_env_class: type[ToolEnvironment], name: str, arguments: Any, kind: str) -> None:
+    env = mini_env_class(seed=1)
+    before = clone(env.state)
+    call = env.call(name, arguments)
+    assert call.status == "error"
+    assert call.error is not None and call.error["type"] == kind and call.error["message"]
+    assert env.state == before
+    assert env.trace == [call]
+
+
+def test_unexposed_tool_is_an_error_that_lists_what_is_available(mini_env_class: type[ToolEnvironment]) -> None:
+    env = mini_env_class(seed=1)
+    call = env.call("close_account", {"account_id": "ACC-1"}, exposed={"get_balance"})
+    assert call.status == "error" and call.error == {"type": "unexposed_tool", "message": "Tool 'close_account' is not available here. Available: get_balance."}
+    assert env.state["accounts"]["ACC-1"]["status"] == "active"
+
+
+def test_reset_merges_the_override_without_touching_the_default(mini_env_class: type[ToolEnvironment]) -> None:
+    env = mini_env_class({"accounts": {"ACC-1": {"balance": "5.00"}}, "extra": [1]}, seed=1)
+    assert env.state["accounts"]["ACC-1"] == {"owner": "Ada Lovelace", "status": "active", "balance": "5.00", "loyalty_points": 0}
+    assert env.state["extra"] == [1]
+    env.state["accounts"]["ACC-2"]["balance"] = Decimal(0)
+    env.state["extra"].append(2)
+    assert mini_env_class.cached_default_state()["accounts"]["ACC-2"]["balance"] == Decimal("2450.75")
+    assert env.initial_state["extra"] == [1]
+    assert mini_env_class(seed=1).state == mini_env_class.cached_default_state()
+
+
+def test_ids_and_clock_are_reproducible_from_the_seed(mini_env_class: type[ToolEnvironment]) -> None:
+    def ids(seed: int) -> list[str]:
+        env = mini_env_class(seed=seed)
+        return [env.new_id("XFER") for _ in range(20)] + [env.now().isoformat()]
+
+    assert ids(7) == ids(7)
+    assert ids(7)[:20] != ids(8)[:20]
+    assert len(set(ids(7)[:20])) == 20
+    assert ids(7)[-1] == "2026-03-02T09:00:01+00:00"
+
+
+def test_deep_merge_and_clone() -> None:
+    base = {"a": {"b": 1, "c": [1]}, "d": 2}
+    merged = deep_merge(base, {"a": {"b": 5}, "e": 3})
+    assert merged == {"a": {"b": 5, "c": [1]}, "d": 2, "e": 3}
+    assert base == {"a": {"b": 1, "c": [1]}, "d": 2}
+    copy = clone(merged)
+    copy["a"]["c"].append(2)
+    assert merged["a"]["c"] == [1]
+
+
+def test_parse_docstring() -> None:
+    description, args = parse_docstring("Do it.\n\nMore text.\n\nArgs:\n    a (int): First\n        continued.\n    b: Second.\n\nReturns:\n    x: not an arg\n")
+    assert description == "Do it. More text."
+    assert args == {"a": "First continued.", "b": "Second."}
+
+
+def test_tools_need_docstrings_and_hints() -> None:
+    with pytest.raises(EnvironmentDefinitionError, match="needs a docstring"):
+
+        class NoDoc(ToolEnvironment):
+            @tool
+            def t(self, a: int) -> None:
+                pass
+
+    with pytest.raises(EnvironmentDefinitionError, match="needs a type hint"):
+
+        class NoHint(ToolEnvironment):
+            @tool
+            def t(self, a) -> None:  # type: ignore[no-untyped-def]
+                """Doc."""
+
+
+def test_rejection_status_must_be_a_business_code() -> None:
+    with pytest.raises(ValueError, match="rejection status"):
+        Rejection(500, "X", "server error is not a business rejection")

@@ -1,0 +1,66 @@
+from collections.abc import Sequence
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.episode import ToolBox, run_episode
+from pytest_crmbench.errors import AgentAbort, InfraError
+from pytest_crmbench.evidence import Message
+from pytest_crmbench.render import transcript
+from pytest_crmbench.spec import Task
+from pytest_crmbench.users import ScriptedUser
+
+from .conftest import ListUser
+
+
+class RoutingAgent:
+    """Routes to a node exposing only get_balance, then tries a tool outside it."""
+
+    def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+        tools.route("balance", tools=["get_balance"], detail="asked for a balance")
+        assert [s["function"]["name"] for s in tools.schemas()] == ["get_balance"]
+        tools.call("get_balance", {"account_id": "ACC-2"})
+        tools.call("close_account", {"account_id": "ACC-2"})
+        return f"turn {tools.turn}"
+
+
+def test_routing_exposure_and_evidence_channels(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+    task = mini_tasks["mini_balance_only_01"]
+    env = mini_env_class(seed=5)
+    evidence = run_episode(task, env, RoutingAgent(), ListUser(["one", "two"]), agent_name="router", trial=2)
+    assert [(r.turn, r.node, r.detail) for r in evidence.routing] == [(0, "balance", "asked for a balance"), (1, "balance", "asked for a balance")]
+    assert [(c.turn, c.node, c.name, c.status) for c in evidence.tool_calls] == [
+        (0, "balance", "get_balance", "ok"),
+        (0, "balance", "close_account", "error"),
+        (1, "balance", "get_balance", "ok"),
+        (1, "balance", "close_account", "error"),
+    ]
+    assert [(m.role, m.content) for m in evidence.messages] == [("user", "one"), ("assistant", "turn 0"), ("user", "two"), ("assistant", "turn 1"), ("user", "Thanks, bye.")]
+    assert (evidence.trial, evidence.seed, evidence.agent, evidence.termination.reason) == (2, 5, "router", "user_stop")
+    assert evidence.final_state["accounts"]["ACC-2"]["status"] == "active"
+    text = transcript(evidence)
+    assert "route -> balance (asked for a balance)" in text
+    assert '#1 close_account({"account_id": "ACC-2"}) -> error' in text
+
+
+def test_infra_and_abort_end_the_episode_without_raising(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+    task = mini_tasks["mini_balance_only_01"]
+
+    class Failing:
+        def __init__(self, exc: Exception) -> None:
+            self.exc = exc
+
+        def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+            tools.call("get_balance", {"account_id": "ACC-1"})
+            raise self.exc
+
+    for exc, reason in ((InfraError("provider down after 3 retries"), "infra"), (AgentAbort("called 5 unknown tools"), "agent_abort")):
+        evidence = run_episode(task, mini_env_class(seed=1), Failing(exc), ScriptedUser(task), agent_name="f")
+        assert (evidence.termination.reason, evidence.termination.detail) == (reason, str(exc))
+        assert len(evidence.tool_calls) == 1  # evidence gathered before the failure is kept
+
+
+def test_scripted_user_opens_with_the_opening_or_the_goal(mini_tasks: dict[str, Task]) -> None:
+    task = mini_tasks["mini_balance_only_01"]
+    assert ScriptedUser(task).open() == "What's the balance on ACC-2?"
+    no_opening = Task.model_validate({**task.model_dump(), "user": {**task.user.model_dump(), "opening": None}})
+    assert ScriptedUser(no_opening).open() == task.user.goal
+    assert ScriptedUser(task).respond([]).stop

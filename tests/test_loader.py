@@ -1,0 +1,73 @@
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.errors import SpecErrors
+from pytest_crmbench.loader import format_loc, load_task_file, parse_task_text
+
+from .conftest import DATA
+
+
+def errors_of(name: str) -> list[str]:
+    with pytest.raises(SpecErrors) as excinfo:
+        load_task_file(DATA / "bad" / name, display_path=f"tasks/{name}")
+    return [e.render() for e in excinfo.value.errors]
+
+
+def test_mini_file_loads_with_record_lines(mini_records: list) -> None:
+    assert [r.task.id for r in mini_records][:2] == ["mini_transfer_retry_01", "mini_checkout_chain_01"]
+    assert mini_records[0].line == 2  # the comment takes line 1
+    text = (DATA / "tasks" / "mini.yaml").read_text().splitlines()
+    for record in mini_records:
+        assert text[record.line - 1].startswith(f"- id: {record.task.id}")
+
+
+def test_unknown_field_names_file_line_task_and_field() -> None:
+    assert errors_of("unknown_field.yaml") == [
+        "tasks/unknown_field.yaml:8: task 'mini_typo_01': field 'contract.expected_stat': unknown field (check the spelling; see `crmbench schema`)"
+    ]
+
+
+def test_all_problems_of_a_file_are_reported_together() -> None:
+    errors = errors_of("bad_operator.yaml")
+    assert len(errors) == 2
+    assert errors[0].startswith("tasks/bad_operator.yaml:11: task 'mini_operator_01': field 'difficulty': Input should be 'easy', 'medium' or 'hard'")
+    assert errors[1] == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length"
+
+
+def test_missing_field_points_at_the_parent_mapping() -> None:
+    assert errors_of("missing_field.yaml") == ["tasks/missing_field.yaml:6: task 'mini_nostop_01': field 'user.stop': Field required"]
+
+
+def test_invalid_yaml_names_the_line() -> None:
+    (error,) = errors_of("invalid_yaml.yaml")
+    assert error.startswith("tasks/invalid_yaml.yaml:4: invalid YAML:")
+
+
+def test_a_mapping_is_not_a_task_file() -> None:
+    assert errors_of("not_a_list.yaml") == ["tasks/not_a_list.yaml:1: a task file must be a YAML list of task records"]
+
+
+def test_duplicate_ids_are_named_with_the_first_line() -> None:
+    assert errors_of("duplicate_id.yaml") == ["tasks/duplicate_id.yaml:8: task 'mini_same_01': field 'id': duplicate task id (first defined at line 1)"]
+
+
+def test_a_record_that_is_not_a_mapping() -> None:
+    with pytest.raises(SpecErrors, match=r"x.yaml:1: a task record must be a mapping"):
+        parse_task_text("- just a string\n", path=Path("x.yaml"))
+
+
+def test_empty_file_has_no_tasks(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yaml"
+    empty.write_text("# nothing yet\n")
+    assert load_task_file(empty) == []
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(SpecErrors, match="cannot read task file"):
+        load_task_file(tmp_path / "missing.yaml")
+
+
+def test_format_loc() -> None:
+    assert format_loc(("contract", "expected_params", 0, "tool")) == "contract.expected_params[0].tool"
+    assert format_loc((0,)) == "[0]"

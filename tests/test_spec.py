@@ -1,0 +1,76 @@
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from pytest_crmbench.cli import main
+from pytest_crmbench.spec import Contract, Task, task_json_schema
+
+BASE = {"id": "d_x_01", "domain": "d", "capabilities": ["x"], "difficulty": "easy", "user": {"persona": "p", "goal": "g", "stop": "s"}, "contract": {}, "gold": {"reply": "r"}}
+
+
+def task(**changes: object) -> Task:
+    return Task.model_validate({**BASE, **changes})
+
+
+def test_expected_action_shorthand_and_counts() -> None:
+    contract = Contract.model_validate({"expected_actions": ["a", "a", {"tool": "b", "count": 3}, {"tool": "a"}]})
+    assert contract.required_counts() == {"a": 3, "b": 3}
+
+
+def test_single_order_mapping_becomes_a_list() -> None:
+    contract = Contract.model_validate({"action_order": {"tools": ["a", "b"]}})
+    assert [o.mode for o in contract.action_order] == ["subsequence"]
+
+
+@pytest.mark.parametrize(
+    "changes",
+    [
+        {"capabilities": []},
+        {"capabilities": ["a", "b", "c", "d", "e"]},
+        {"capabilities": ["a", "a"]},
+        {"capabilities": ["Not-A-Marker"]},
+        {"id": "has space"},
+        {"difficulty": "trivial"},
+        {"contract": {"expected_actions": [{"tool": "a", "count": 0}]}},
+        {"contract": {"expected_params": [{"tool": "a", "args": {}}]}},
+        {"contract": {"action_order": {"tools": ["a"]}}},
+        {"contract": {"expected_state": {"a..b": 1}}},
+        {"contract": {"forbidden": {"protected": ["has space.x"]}}},
+        {"gold": {"reply": "r", "path": [{"tool": "a", "expect": "maybe"}]}},
+        {"surprise": 1},
+    ],
+)
+def test_invalid_records_are_rejected(changes: dict) -> None:
+    with pytest.raises(ValidationError):
+        task(**changes)
+
+
+def test_markers_are_domain_difficulty_tags_and_marks_without_repeats() -> None:
+    assert task(capabilities=["x", "d"], marks=["policy", "x"]).markers() == ["d", "easy", "x", "policy"]
+
+
+def test_positive_checks() -> None:
+    assert not task().contract.has_positive_check()
+    assert not task(contract={"reply_criteria": ["c"], "forbidden": {"actions": ["a"]}}).contract.has_positive_check()
+    assert task(contract={"expected_state": {"a": 1}}).contract.has_positive_check()
+
+
+def test_user_text_carries_every_part() -> None:
+    user = task(user={"persona": "P", "goal": "G", "opening": "O", "known": ["K"], "unknown": ["U"], "reactions": ["R"], "stop": "S"}).user
+    assert user.text().splitlines() == ["Persona: P", "Goal: G", "Opening message: O", "You know: K", "You do not know: U", "Reactions: R", "Stop when: S"]
+
+
+def test_schema_command_prints_the_task_file_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert schema == json.loads(json.dumps(task_json_schema()))
+    assert schema["type"] == "array"
+    assert schema["$defs"]["Task"]["additionalProperties"] is False
+    assert set(schema["$defs"]["Contract"]["properties"]) == {"expected_actions", "expected_params", "action_order", "reply_criteria", "expected_state", "forbidden"}
+
+
+def test_schema_command_prints_the_trajectory_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema", "--kind", "trajectory"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    assert {"messages", "routing", "tool_calls", "final_state", "termination"} <= set(schema["properties"])
