@@ -50,6 +50,8 @@ class GoldAgent:
     mismatch means the task's ground truth is broken, and is reported as such.
     """
 
+    name = "gold"
+
     def __init__(self, task: Task) -> None:
         self._task = task
         self.mismatches: list[GoldMismatch] = []
@@ -71,6 +73,7 @@ class GoldAgent:
 class NullAgent:
     """Does nothing and says nothing useful: every task with a positive check must fail it."""
 
+    name = "null"
     REPLY = "I'm sorry, I can't help with that."
 
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:

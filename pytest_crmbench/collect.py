@@ -11,17 +11,18 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.agents import GoldAgent
+from pytest_crmbench.agents import BUILTIN_AGENTS, GoldAgent
 from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent, run_episode
 from pytest_crmbench.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.evidence import Evidence
 from pytest_crmbench.grading import ReplyJudge, grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
-from pytest_crmbench.loader import TaskRecord, load_task_file
+from pytest_crmbench.loader import TaskRecord, field_line, load_task_file
 from pytest_crmbench.registry import discover, environment_for
 from pytest_crmbench.render import transcript
 from pytest_crmbench.settings import RunSettings
+from pytest_crmbench.summary import NOT_JUDGED_PROPERTY, OUTCOME_PROPERTY
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
 from pytest_crmbench.users import User
 
@@ -64,7 +65,7 @@ def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolE
         try:
             environment_for(record.task.domain, environments)
         except UnknownDomainError as exc:
-            errors.append(SpecError(str(exc), file=shown, line=record.line, task_id=record.task.id, field="domain"))
+            errors.append(SpecError(str(exc), file=shown, line=field_line(record, ("domain",)), task_id=record.task.id, field="domain"))
     if errors:
         raise SpecErrors(errors)
 
@@ -93,10 +94,10 @@ class TaskItem(pytest.Function):
     def reportinfo(self) -> tuple[Any, int, str]:
         return self.path, self.record.line - 1, f"task {self.record.task.id}"
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, (CheckFailed, EpisodeFailed)):
             return f"{self.record.location}: {excinfo.value}"
-        return super().repr_failure(excinfo, style=style)
+        return super().repr_failure(excinfo)
 
 
 def _ensure_registered(config: pytest.Config, marker: str) -> None:
@@ -119,21 +120,35 @@ def run_crm_task(
 ) -> None:
     """The body of every task item."""
     item = request.node
-    evidence = run_episode(crm_task, crm_env, crm_agent, crm_user, agent_name=crm_settings.agent, limits=crm_settings.limits, trial=getattr(item, "trial", 0))
+    evidence = run_episode(crm_task, crm_env, crm_agent, crm_user, agent_name=agent_label(crm_agent, crm_settings), limits=crm_settings.limits, trial=getattr(item, "trial", 0))
     verdict = grade(crm_task, evidence, crm_judge)
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
-    for check in verdict.checks:
-        with subtests.test(msg=check.name):
-            if check.status == "not_judged":
-                pytest.skip(check.diff)
-            if check.status == "failed":
-                raise CheckFailed(check)
-    # After the checks: a section added earlier would be repeated in every subtest report.
-    item.add_report_section("call", "crm transcript", transcript(evidence))
+    item.user_properties.append((OUTCOME_PROPERTY, verdict.outcome))
+    item.user_properties.append((NOT_JUDGED_PROPERTY, sum(c.status == "not_judged" for c in verdict.checks)))
+    try:
+        for check in verdict.checks:
+            with subtests.test(msg=check.name):
+                if check.status == "not_judged":
+                    # Located at the task record, not at this line of the plugin.
+                    raise pytest.skip.Exception(check.diff, _use_item_location=True)
+                if check.status == "failed":
+                    raise CheckFailed(check)
+    finally:
+        # Added after the checks (a section added before would be repeated in every subtest
+        # report) but also when -x re-raises the first failed check.
+        item.add_report_section("call", "crm transcript", transcript(evidence))
     problem = _episode_problem(verdict, evidence, crm_agent)
     if problem:
         raise EpisodeFailed(problem)
+
+
+def agent_label(agent: Agent, settings: RunSettings) -> str:
+    """The agent's name for evidence: its own ``name``, else the option that built it, else its type."""
+    name = getattr(agent, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return settings.agent if settings.agent not in BUILTIN_AGENTS else type(agent).__qualname__
 
 
 def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> str | None:

@@ -14,6 +14,7 @@ from pytest_crmbench.agents import AgentContext
 from pytest_crmbench.collect import environments
 from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent
+from pytest_crmbench.errors import AgentConfigError
 from pytest_crmbench.grading import ReplyJudge, not_judged
 from pytest_crmbench.registry import environment_for
 from pytest_crmbench.seeding import derive_seed
@@ -34,7 +35,7 @@ def crm_task(request: pytest.FixtureRequest) -> Task:
     """The task record of the current item."""
     task = getattr(request.node, "task", None)
     if not isinstance(task, Task):
-        raise pytest.UsageError(f"{request.node.nodeid}: crm_task is only available to crmbench task items")
+        pytest.fail(f"{request.node.nodeid}: crm_task is only available to crmbench task items (tasks/*.yaml)", pytrace=False)
     return task
 
 
@@ -60,7 +61,12 @@ def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int)
 def crm_agent(crm_task: Task, crm_env_class: type[ToolEnvironment], crm_seed: int, crm_settings: RunSettings, pytestconfig: pytest.Config) -> Agent:
     """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
     context = AgentContext(task=crm_task, environment=crm_env_class, seed=crm_seed, limits=crm_settings.limits)
-    agent: Any = pytestconfig.hook.pytest_crmbench_make_agent(name=crm_settings.agent, context=context)
+    try:
+        agent: Any = pytestconfig.hook.pytest_crmbench_make_agent(name=crm_settings.agent, context=context)
+    except AgentConfigError as exc:
+        # Only reachable when a hook implementation exists (otherwise pytest_configure already
+        # refused the name): the same error would repeat for every task, so stop the run.
+        pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
     return agent  # type: ignore[no-any-return]
 
 

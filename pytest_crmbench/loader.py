@@ -28,7 +28,8 @@ class TaskRecord:
     task: Task
     path: Path
     line: int  # 1-based line of the record's first key
-    shown_path: str = ""  # how messages name the file (relative to the rootdir when possible)
+    shown_path: str = ""
+    index: int = 0  # position in the file's list  # how messages name the file (relative to the rootdir when possible)
 
     @property
     def location(self) -> str:
@@ -52,10 +53,7 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
         root = loader.get_single_node()
         data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecErrors([SpecError(f"invalid YAML: {problem}", file=shown, line=line)]) from None
+        raise SpecErrors([_yaml_error(exc, shown)]) from None
     finally:
         loader.dispose()
     if data is None:
@@ -66,7 +64,7 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
     records: list[TaskRecord] = []
     errors: list[SpecError] = []
     first_line: dict[str, int] = {}
-    for raw, node in zip(data, root.value):
+    for index, (raw, node) in enumerate(zip(data, root.value)):
         line = node.start_mark.line + 1
         task_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         if not isinstance(raw, dict):
@@ -81,10 +79,33 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
             errors.append(SpecError(f"duplicate task id (first defined at line {first_line[task.id]})", file=shown, line=line, task_id=task.id, field="id"))
             continue
         first_line[task.id] = line
-        records.append(TaskRecord(task, path, line, shown))
+        records.append(TaskRecord(task, path, line, shown, index))
     if errors:
         raise SpecErrors(errors)
     return records
+
+
+def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:
+    # The context mark is where an unfinished construct began (an unclosed "[" ...): that is
+    # where the author must look. The problem mark is where the parser gave up.
+    context, problem = getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)
+    words = " ".join(str(w) for w in (getattr(exc, "context", None), getattr(exc, "problem", None)) if w) or str(exc)
+    if context is not None and problem is not None and problem.line != context.line:
+        words += f" (at line {problem.line + 1})"
+    mark = context or problem
+    return SpecError(f"invalid YAML: {words}", file=shown, line=mark.line + 1 if mark is not None else None)
+
+
+def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
+    """The line of a field of a loaded record (re-reads the file: for error messages only)."""
+    loader = _Loader(record.path.read_text(encoding="utf-8"))
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
+        return record.line
+    return _line_of(root.value[record.index], loc)
 
 
 def _spec_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None) -> list[SpecError]:

@@ -5,7 +5,8 @@ Everything here delegates to engine modules; see ``docs/architecture.md`` for th
 
 from __future__ import annotations
 
-from fnmatch import fnmatch
+import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from pytest_crmbench.episode import Agent, Limits
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
+from pytest_crmbench.summary import RunSummary
 from pytest_crmbench.stash import registered_markers_key, settings_key
 
 
@@ -47,6 +49,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[registered_markers_key] = set()
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
+    if not is_worker(config):
+        config.pluginmanager.register(RunSummary(), "crmbench-summary")
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     check_agent_name(config, settings.agent)
@@ -84,6 +88,11 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
     )
 
 
+def is_worker(config: pytest.Config) -> bool:
+    """Whether this process is an xdist worker (only the controller reports and writes files)."""
+    return hasattr(config, "workerinput")
+
+
 def check_agent_name(config: pytest.Config, name: str) -> None:
     """Fail fast on an agent no implementation can build (rather than once per item)."""
     if len(config.pluginmanager.hook.pytest_crmbench_make_agent.get_hookimpls()) > 1:
@@ -99,7 +108,19 @@ def is_task_file(config: pytest.Config, path: Path) -> bool:
         return False
     settings = config.stash[settings_key]
     relative = path.relative_to(config.rootpath).as_posix()
-    return any(fnmatch(relative, g) for g in settings.task_globs) and not any(fnmatch(relative, g) for g in settings.task_exclude)
+    return any(glob_match(relative, g) for g in settings.task_globs) and not any(glob_match(relative, g) for g in settings.task_exclude)
+
+
+@functools.lru_cache(maxsize=64)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    parts = re.split(r"(\*\*/|\*\*|\*|\?)", pattern)
+    wildcards = {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}
+    return re.compile("".join(wildcards.get(part, re.escape(part)) for part in parts) + r"\Z")
+
+
+def glob_match(path: str, pattern: str) -> bool:
+    """Glob match on a relative posix path: ``*`` and ``?`` stay within one folder, ``**`` crosses folders."""
+    return _glob_regex(pattern).match(path) is not None
 
 
 class DefaultAgentHook:

@@ -8,6 +8,7 @@ programmatically with :func:`register_environment` (handy in tests and third-par
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import sys
 import types
 from collections.abc import Iterable
@@ -61,16 +62,13 @@ def _load_dir(env_dir: Path) -> dict[str, type[ToolEnvironment]]:
 
 def _load_domain(folder: Path) -> type[ToolEnvironment]:
     domain = folder.name
-    package_name = f"{PACKAGE}.{domain}"
     if PACKAGE not in sys.modules:
         root = types.ModuleType(PACKAGE)
         root.__path__ = []
         sys.modules[PACKAGE] = root
-    existing = sys.modules.get(package_name)
-    if existing is None:
+    package_name = _package_name(domain, folder)
+    if package_name not in sys.modules:
         _import_package(package_name, folder)
-    elif list(getattr(existing, "__path__", [])) != [str(folder)]:
-        raise EnvironmentDefinitionError(f"domain {domain!r} is defined twice: {list(existing.__path__)[0]} and {folder}")
     module = importlib.import_module(f"{package_name}.environment")
     # The class may be defined in a sibling module (tools.py) and imported here.
     classes = {id(obj): obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, ToolEnvironment) and obj.domain == domain}
@@ -78,6 +76,17 @@ def _load_domain(folder: Path) -> type[ToolEnvironment]:
         raise EnvironmentDefinitionError(f"{folder / 'environment.py'} must expose exactly one ToolEnvironment subclass with domain = {domain!r}, found {len(classes)}")
     (cls,) = classes.values()
     return cls
+
+
+def _package_name(domain: str, folder: Path) -> str:
+    """``crmbench_envs.<domain>``, suffixed when another folder of the same domain was imported
+    first in this process (a test suite using pytester projects, say)."""
+    for suffix in itertools.count():
+        name = f"{PACKAGE}.{domain}" + (f"_{suffix}" if suffix else "")
+        existing = sys.modules.get(name)
+        if existing is None or list(getattr(existing, "__path__", [])) == [str(folder)]:
+            return name
+    raise AssertionError("unreachable")
 
 
 def _import_package(package_name: str, folder: Path) -> None:

@@ -7,7 +7,7 @@ import json
 from pytest_crmbench.evidence import Evidence, jsonable
 
 
-def transcript(evidence: Evidence, *, width: int = 160) -> str:
+def transcript(evidence: Evidence, *, width: int = 600) -> str:
     """Conversation with the routing decisions and tool calls of each turn, in order."""
     lines = [f"agent={evidence.agent} seed={evidence.seed} termination={evidence.termination.reason}" + (f" ({evidence.termination.detail})" if evidence.termination.detail else "")]
     for message in evidence.messages:

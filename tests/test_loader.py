@@ -41,7 +41,8 @@ def test_missing_field_points_at_the_parent_mapping() -> None:
 
 def test_invalid_yaml_names_the_line() -> None:
     (error,) = errors_of("invalid_yaml.yaml")
-    assert error.startswith("tasks/invalid_yaml.yaml:4: invalid YAML:")
+    assert error.startswith("tasks/invalid_yaml.yaml:3: invalid YAML: while parsing a flow sequence")
+    assert error.endswith("(at line 4)")
 
 
 def test_a_mapping_is_not_a_task_file() -> None:

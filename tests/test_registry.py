@@ -33,10 +33,21 @@ def test_folder_and_domain_must_agree(tmp_path: Path) -> None:
         discover([tmp_path])
 
 
-def test_same_domain_in_two_folders_is_an_error(tmp_path: Path) -> None:
-    write_domain(tmp_path, "mini", "raise AssertionError('must not be imported')\n")
+MINI_TWIN = "from pytest_crmbench import ToolEnvironment\nclass Twin(ToolEnvironment):\n    domain = 'mini'\n    def default_state(self):\n        return {}\n"
+
+
+def test_same_domain_in_two_folders_of_one_run_is_an_error(tmp_path: Path) -> None:
+    write_domain(tmp_path, "mini", MINI_TWIN)
     with pytest.raises(EnvironmentDefinitionError, match="domain 'mini' is defined twice"):
         discover([DATA / "envs", tmp_path])
+
+
+def test_same_domain_from_another_folder_in_a_later_run_gets_its_own_package(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -> None:
+    """A pytester project (or a second suite) may bring its own copy of a domain already imported."""
+    write_domain(tmp_path, "mini", MINI_TWIN)
+    twin = discover([tmp_path])["mini"]
+    assert twin.__name__ == "Twin" and twin.__module__.startswith("crmbench_envs.mini_")
+    assert discover([DATA / "envs"])["mini"] is mini_env_class
 
 
 def test_unknown_domain_lists_the_known_ones(mini_env_class: type[ToolEnvironment]) -> None:

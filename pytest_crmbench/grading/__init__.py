@@ -23,7 +23,7 @@ __all__ = ["CheckVerdict", "ReplyJudge", "TaskVerdict", "grade", "grade_checks",
 def not_judged(task: Task, evidence: Evidence) -> list[CheckVerdict]:
     """The reply verdicts when no judge is configured."""
     return [
-        CheckVerdict(family="reply", name=f"reply[{i}]", status="not_judged", expected=criterion, diff=f"no semantic judge configured; criterion: {criterion}")
+        CheckVerdict(family="reply", name=f"reply[{i}]", status="not_judged", expected=criterion, diff=f"not judged (no judge model configured): {criterion}")
         for i, criterion in enumerate(task.contract.reply_criteria)
     ]
 

@@ -1,0 +1,63 @@
+"""How an episode that goes wrong on the agent's side is reported (abort, infra, agent bug)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.helpers import CrmProject
+
+AGENTS_CONFTEST = """
+from pytest_crmbench.errors import AgentAbort, InfraError
+
+class Aborting:
+    def respond(self, conversation, tools):
+        raise AgentAbort("tool misuse, giving up")
+
+class Flaky:
+    def respond(self, conversation, tools):
+        raise InfraError("provider returned 503 three times")
+
+class Buggy:
+    def respond(self, conversation, tools):
+        return {}['missing']
+
+def pytest_crmbench_make_agent(name, context):
+    return {"abort": Aborting, "infra": Flaky, "buggy": Buggy}.get(name, lambda: None)()
+"""
+
+
+@pytest.fixture
+def project(mini_project: CrmProject) -> CrmProject:
+    mini_project.pytester.makeconftest(AGENTS_CONFTEST)
+    return mini_project
+
+
+def test_agent_abort_fails_the_task_as_execution(project: CrmProject) -> None:
+    # mini_refusal_close_01's checks all hold for an agent that did nothing: only the abort fails it.
+    result = project.run("--crm-agent=abort", "-k", "refusal")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        [
+            "tasks/mini.yaml:*: episode ended by agent_abort: tool misuse, giving up",
+            "*Captured crm transcript call*",
+            "agent=abort seed=* termination=agent_abort (tool misuse, giving up)",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_infra_failure_is_reported_without_grading(project: CrmProject) -> None:
+    result = project.run("--crm-agent=infra", "-k", "balance_only")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(["tasks/mini.yaml:*: infrastructure failure (excluded from the score): provider returned 503 three times"])
+    # An infra episode is not graded: no check is reported as failed.
+    assert "SUBFAILED" not in result.stdout.str()
+
+
+def test_a_bug_in_the_agent_is_a_failure_with_its_traceback(project: CrmProject) -> None:
+    # docs/architecture.md: "other agent exceptions propagate (a bug in an agent is a test error
+    # with its traceback)" -- and the next task still runs.
+    result = project.run("--crm-agent=buggy", "-k", "balance_only or refusal")
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+    result.assert_outcomes(failed=2, deselected=4)
+    result.stdout.fnmatch_lines(["*return {}[[]'missing']*", "E   *KeyError: 'missing'", "conftest.py:*: KeyError"])
