@@ -50,8 +50,10 @@ def build_suite(root: Path, records: list[dict], count: int, env_dir: Path) -> N
     """``count`` tasks spread over 9 files, like the release's nine domains."""
     (root / "tasks").mkdir()
     (root / "envs").symlink_to(env_dir, target_is_directory=True)
-    (root / "pyproject.toml").write_text('[tool.pytest]\nstrict = true\n')
-    tasks = [{**records[i % len(records)], "id": f"{records[i % len(records)]['id']}_copy{i:04d}"} for i in range(count)]
+    (root / "pyproject.toml").write_text("[tool.pytest]\nstrict = true\n")
+    tasks = [
+        {**records[i % len(records)], "id": f"{records[i % len(records)]['id']}_copy{i:04d}"} for i in range(count)
+    ]
     per_file = -(-count // 9)
     for n in range(9):
         chunk = tasks[n * per_file : (n + 1) * per_file]
@@ -106,10 +108,17 @@ def main() -> int:
         litellm_imported = any("LITELLM_IMPORTED True" in out for _, out in collect)
         empty = f"import pytest; pytest.main(['--collect-only', '-q', 'tasks/none', {quiet}])"
         bare = [timed_subprocess([sys.executable, "-c", empty], root)[0] for _ in range(args.rounds)]
-        full = [timed_subprocess([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"], root)[0] for _ in range(max(1, args.rounds // 2))]
+        full = [
+            timed_subprocess(
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest"], root
+            )[0]
+            for _ in range(max(1, args.rounds // 2))
+        ]
 
     collect_s = [t for t, _ in collect]
-    print(f"suite: {args.tasks} tasks replicated from {len(records)} records ({args.source if env_dir != MINI / 'envs' else 'tests/data mini domain'})")
+    print(
+        f"suite: {args.tasks} tasks replicated from {len(records)} records ({args.source if env_dir != MINI / 'envs' else 'tests/data mini domain'})"
+    )
     print(f"rounds: {args.rounds} (medians)")
     print("| figure | median |")
     print("|---|---|")

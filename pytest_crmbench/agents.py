@@ -92,7 +92,9 @@ def load_factory(name: str) -> AgentFactory:
         return BUILTIN_AGENTS[name]
     module_name, sep, attr = name.partition(":")
     if not sep or not module_name or not attr:
-        raise AgentConfigError(f"unknown agent {name!r}: use one of {', '.join(BUILTIN_AGENTS)} or 'package.module:factory'")
+        raise AgentConfigError(
+            f"unknown agent {name!r}: use one of {', '.join(BUILTIN_AGENTS)} or 'package.module:factory'"
+        )
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:

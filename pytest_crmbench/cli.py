@@ -22,16 +22,23 @@ def _schema(args: argparse.Namespace) -> int:
     from pytest_crmbench.evidence import Evidence
     from pytest_crmbench.spec import task_json_schema
 
-    schemas: dict[str, Callable[[], dict[str, Any]]] = {"task": task_json_schema, "trajectory": Evidence.model_json_schema}
+    schemas: dict[str, Callable[[], dict[str, Any]]] = {
+        "task": task_json_schema,
+        "trajectory": Evidence.model_json_schema,
+    }
     print(json.dumps(schemas[args.kind](), indent=2, sort_keys=True))
     return ExitCode.OK
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="crmbench", description="CRM agent benchmark tools. Run the benchmark itself with pytest.")
+    parser = argparse.ArgumentParser(
+        prog="crmbench", description="CRM agent benchmark tools. Run the benchmark itself with pytest."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     schema = commands.add_parser("schema", help="Print the JSON Schema of task files (or of trajectories).")
-    schema.add_argument("--kind", choices=("task", "trajectory"), default="task", help="Which schema to print (default: task).")
+    schema.add_argument(
+        "--kind", choices=("task", "trajectory"), default="task", help="Which schema to print (default: task)."
+    )
     schema.set_defaults(handler=_schema)
     return parser
 

@@ -22,8 +22,8 @@ from pytest_crmbench.loader import TaskRecord, field_line, load_task_file
 from pytest_crmbench.registry import discover, environment_for
 from pytest_crmbench.render import transcript
 from pytest_crmbench.settings import RunSettings
-from pytest_crmbench.summary import NOT_JUDGED_PROPERTY, OUTCOME_PROPERTY
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
+from pytest_crmbench.summary import NOT_JUDGED_PROPERTY, OUTCOME_PROPERTY
 from pytest_crmbench.users import User
 
 
@@ -65,7 +65,11 @@ def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolE
         try:
             environment_for(record.task.domain, environments)
         except UnknownDomainError as exc:
-            errors.append(SpecError(str(exc), file=shown, line=field_line(record, ("domain",)), task_id=record.task.id, field="domain"))
+            errors.append(
+                SpecError(
+                    str(exc), file=shown, line=field_line(record, ("domain",)), task_id=record.task.id, field="domain"
+                )
+            )
     if errors:
         raise SpecErrors(errors)
 
@@ -120,7 +124,15 @@ def run_crm_task(
 ) -> None:
     """The body of every task item."""
     item = request.node
-    evidence = run_episode(crm_task, crm_env, crm_agent, crm_user, agent_name=agent_label(crm_agent, crm_settings), limits=crm_settings.limits, trial=getattr(item, "trial", 0))
+    evidence = run_episode(
+        crm_task,
+        crm_env,
+        crm_agent,
+        crm_user,
+        agent_name=agent_label(crm_agent, crm_settings),
+        limits=crm_settings.limits,
+        trial=getattr(item, "trial", 0),
+    )
     verdict = grade(crm_task, evidence, crm_judge)
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
@@ -157,5 +169,8 @@ def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> 
     if verdict.primary_label == "execution":
         return f"episode ended by {evidence.termination.reason}: {evidence.termination.detail}"
     if isinstance(agent, GoldAgent) and agent.mismatches:
-        return "gold path broken:\n" + "\n".join(f"  step {m.step} {m.call.tool}: expected {m.call.expect}, got {m.status}: {m.detail}" for m in agent.mismatches)
+        return "gold path broken:\n" + "\n".join(
+            f"  step {m.step} {m.call.tool}: expected {m.call.expect}, got {m.status}: {m.detail}"
+            for m in agent.mismatches
+        )
     return None

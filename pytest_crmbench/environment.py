@@ -41,7 +41,7 @@ from typing import Any, ClassVar, Literal, TypeVar, get_type_hints, overload
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from pytest_crmbench.errors import EnvironmentDefinitionError
-from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.evidence import ToolCall, ToolStatus
 
 ToolKind = Literal["read", "write"]
 REJECTION_STATUSES = frozenset({403, 404, 409, 422})
@@ -81,7 +81,10 @@ class ToolSpec:
     def json_schema(self) -> dict[str, Any]:
         """OpenAI-style function schema (``{"type": "function", "function": {...}}``)."""
         parameters = _strip_titles(self.args_model.model_json_schema())
-        return {"type": "function", "function": {"name": self.name, "description": self.description, "parameters": parameters}}
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": parameters},
+        }
 
 
 @overload
@@ -180,9 +183,15 @@ class ToolEnvironment:
         decoded, problem = _decode_arguments(arguments)
         spec = self.tools.get(name)
         if problem is None and spec is None:
-            problem = {"type": "unknown_tool", "message": f"No tool named {name!r}. Available: {', '.join(self._visible(exposed))}."}
+            problem = {
+                "type": "unknown_tool",
+                "message": f"No tool named {name!r}. Available: {', '.join(self._visible(exposed))}.",
+            }
         elif problem is None and exposed is not None and name not in exposed:
-            problem = {"type": "unexposed_tool", "message": f"Tool {name!r} is not available here. Available: {', '.join(self._visible(exposed))}."}
+            problem = {
+                "type": "unexposed_tool",
+                "message": f"Tool {name!r} is not available here. Available: {', '.join(self._visible(exposed))}.",
+            }
         if problem is not None:
             return self._record(turn, node, name, decoded, "error", error=problem)
         assert spec is not None and isinstance(decoded, dict)
@@ -209,8 +218,27 @@ class ToolEnvironment:
         if snapshot is not None:
             self.state = snapshot
 
-    def _record(self, turn: int, node: str | None, name: str, arguments: Any, status: str, *, result: Any = None, error: dict[str, Any] | None = None) -> ToolCall:
-        call = ToolCall(index=len(self.trace), turn=turn, node=node, name=name, arguments=arguments, status=status, result=result, error=error)  # type: ignore[arg-type]
+    def _record(
+        self,
+        turn: int,
+        node: str | None,
+        name: str,
+        arguments: Any,
+        status: ToolStatus,
+        *,
+        result: Any = None,
+        error: dict[str, Any] | None = None,
+    ) -> ToolCall:
+        call = ToolCall(
+            index=len(self.trace),
+            turn=turn,
+            node=node,
+            name=name,
+            arguments=arguments,
+            status=status,
+            result=result,
+            error=error,
+        )
         self.trace.append(call)
         return call
 
@@ -227,7 +255,9 @@ def _collect_tools(cls: type) -> dict[str, ToolSpec]:
         name, kind = marker
         description, arg_docs = parse_docstring(inspect.getdoc(method) or "")
         if not description:
-            raise EnvironmentDefinitionError(f"{cls.__name__}.{attr}: a tool needs a docstring (it is the model's description)")
+            raise EnvironmentDefinitionError(
+                f"{cls.__name__}.{attr}: a tool needs a docstring (it is the model's description)"
+            )
         found[name] = ToolSpec(name, kind, description, method, _args_model(cls, method, arg_docs))
     return found
 
@@ -242,7 +272,9 @@ def _args_model(cls: type, method: Callable[..., Any], arg_docs: dict[str, str])
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise EnvironmentDefinitionError(f"{cls.__name__}.{method.__name__}: tools cannot take *args/**kwargs")
         if param.name not in hints:
-            raise EnvironmentDefinitionError(f"{cls.__name__}.{method.__name__}: parameter {param.name!r} needs a type hint")
+            raise EnvironmentDefinitionError(
+                f"{cls.__name__}.{method.__name__}: parameter {param.name!r} needs a type hint"
+            )
         default = ... if param.default is inspect.Parameter.empty else param.default
         fields[param.name] = (hints[param.name], Field(default, description=arg_docs.get(param.name)))
     model_name = "".join(part.title() for part in method.__name__.split("_")) + "Args"
@@ -260,7 +292,15 @@ def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
     current: str | None = None
     for line in doc.splitlines():
         header = line.strip().rstrip(":").lower()
-        if line.strip().endswith(":") and header in ("args", "arguments", "parameters", "returns", "raises", "example", "examples"):
+        if line.strip().endswith(":") and header in (
+            "args",
+            "arguments",
+            "parameters",
+            "returns",
+            "raises",
+            "example",
+            "examples",
+        ):
             section = "args" if header in ("args", "arguments", "parameters") else "other"
             continue
         if section == "description":
@@ -300,7 +340,10 @@ def _decode_arguments(arguments: str | Mapping[str, Any] | None) -> tuple[Any, d
 
 
 def _validation_problem(exc: ValidationError) -> dict[str, Any]:
-    details = [f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}" for err in exc.errors(include_url=False)]
+    details = [
+        f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+        for err in exc.errors(include_url=False)
+    ]
     return {"type": "invalid_arguments", "message": "Arguments do not match the tool schema: " + "; ".join(details)}
 
 

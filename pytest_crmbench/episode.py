@@ -31,7 +31,14 @@ class Limits:
 class ToolBox:
     """What an agent may touch during one user turn: routing and the tools of the chosen node."""
 
-    def __init__(self, env: ToolEnvironment, turn: int, routing: list[RoutingDecision], deadline: float, clock: Callable[[], float]) -> None:
+    def __init__(
+        self,
+        env: ToolEnvironment,
+        turn: int,
+        routing: list[RoutingDecision],
+        deadline: float,
+        clock: Callable[[], float],
+    ) -> None:
         self._env = env
         self._routing = routing
         self._clock = clock
@@ -101,7 +108,16 @@ def run_episode(
     )
 
 
-def _converse(env: ToolEnvironment, agent: Agent, user: User, messages: list[Message], routing: list[RoutingDecision], limits: Limits, deadline: float, clock: Callable[[], float]) -> Termination:
+def _converse(
+    env: ToolEnvironment,
+    agent: Agent,
+    user: User,
+    messages: list[Message],
+    routing: list[RoutingDecision],
+    limits: Limits,
+    deadline: float,
+    clock: Callable[[], float],
+) -> Termination:
     text = user.open()
     for turn in range(limits.max_user_turns):
         messages.append(Message(role="user", content=text, turn=turn))

@@ -35,7 +35,9 @@ def crm_task(request: pytest.FixtureRequest) -> Task:
     """The task record of the current item."""
     task = getattr(request.node, "task", None)
     if not isinstance(task, Task):
-        pytest.fail(f"{request.node.nodeid}: crm_task is only available to crmbench task items (tasks/*.yaml)", pytrace=False)
+        pytest.fail(
+            f"{request.node.nodeid}: crm_task is only available to crmbench task items (tasks/*.yaml)", pytrace=False
+        )
     return task
 
 
@@ -58,7 +60,13 @@ def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int)
 
 
 @pytest.fixture
-def crm_agent(crm_task: Task, crm_env_class: type[ToolEnvironment], crm_seed: int, crm_settings: RunSettings, pytestconfig: pytest.Config) -> Agent:
+def crm_agent(
+    crm_task: Task,
+    crm_env_class: type[ToolEnvironment],
+    crm_seed: int,
+    crm_settings: RunSettings,
+    pytestconfig: pytest.Config,
+) -> Agent:
     """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
     context = AgentContext(task=crm_task, environment=crm_env_class, seed=crm_seed, limits=crm_settings.limits)
     try:

@@ -64,7 +64,7 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
     records: list[TaskRecord] = []
     errors: list[SpecError] = []
     first_line: dict[str, int] = {}
-    for index, (raw, node) in enumerate(zip(data, root.value)):
+    for index, (raw, node) in enumerate(zip(data, root.value, strict=True)):
         line = node.start_mark.line + 1
         task_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
         if not isinstance(raw, dict):
@@ -76,7 +76,15 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
             errors.extend(_spec_errors(exc, node, shown, task_id))
             continue
         if task.id in first_line:
-            errors.append(SpecError(f"duplicate task id (first defined at line {first_line[task.id]})", file=shown, line=line, task_id=task.id, field="id"))
+            errors.append(
+                SpecError(
+                    f"duplicate task id (first defined at line {first_line[task.id]})",
+                    file=shown,
+                    line=line,
+                    task_id=task.id,
+                    field="id",
+                )
+            )
             continue
         first_line[task.id] = line
         records.append(TaskRecord(task, path, line, shown, index))
@@ -112,7 +120,11 @@ def _spec_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str
     errors = []
     for err in exc.errors(include_url=False):
         loc = _clean_loc(err["loc"])
-        errors.append(SpecError(_message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None))
+        errors.append(
+            SpecError(
+                _message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+            )
+        )
     return errors
 
 
@@ -148,10 +160,12 @@ def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
 
 
 def _child(node: yaml.Node, part: int | str) -> yaml.Node | None:
+    child: yaml.Node | None = None
     if isinstance(node, yaml.MappingNode):
         for key, value in node.value:
             if getattr(key, "value", None) == part:
-                return key if isinstance(value, yaml.ScalarNode) and value.value == "" else value
-    if isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-        return node.value[part]
-    return None
+                # An empty value has no line of its own; point at its key.
+                child = key if isinstance(value, yaml.ScalarNode) and value.value == "" else value
+    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        child = node.value[part]
+    return child

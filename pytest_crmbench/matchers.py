@@ -55,7 +55,7 @@ def values_equal(expected: Any, actual: Any) -> bool:
         return (
             isinstance(actual, (list, tuple))
             and len(expected) == len(actual)
-            and all(values_equal(e, a) for e, a in zip(expected, actual))
+            and all(values_equal(e, a) for e, a in zip(expected, actual, strict=True))
         )
     if _is_number(expected) or _is_number(actual):
         left, right = as_decimal(expected), as_decimal(actual)
@@ -106,7 +106,7 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
 def operator_of(constraint: Any) -> tuple[str, Any] | None:
     """``("$op", operand)`` when the constraint is an operator mapping, else None (a literal)."""
     if isinstance(constraint, Mapping) and len(constraint) == 1:
-        (key, operand), = constraint.items()
+        ((key, operand),) = constraint.items()
         if isinstance(key, str) and key.startswith("$"):
             return key, operand
     return None

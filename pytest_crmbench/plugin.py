@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -18,8 +20,10 @@ from pytest_crmbench.episode import Agent, Limits
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
-from pytest_crmbench.summary import RunSummary
 from pytest_crmbench.stash import registered_markers_key, settings_key
+from pytest_crmbench.summary import RunSummary
+
+T = TypeVar("T")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -28,19 +32,63 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("crmbench", "crmbench: CRM agent benchmark")
-    group.addoption("--crm-agent", dest="crm_agent", metavar="NAME", help="Agent to evaluate: gold (replay gold paths; default), null, or package.module:factory.")
-    group.addoption("--crm-seed", dest="crm_seed", type=int, metavar="N", help="Base seed; each item's seed derives from (base, task id, trial). Default 0.")
-    group.addoption("--crm-max-turns", dest="crm_max_turns", type=int, metavar="N", help="End an episode after N user turns (a failure). Default 30.")
-    group.addoption("--crm-max-iterations", dest="crm_max_iterations", type=int, metavar="N", help="ReAct iterations per turn for model agents. Default 10.")
-    group.addoption("--crm-timeout", dest="crm_timeout", type=float, metavar="SECONDS", help="Per-task wall-clock limit (a failure). Default 1200.")
+    group.addoption(
+        "--crm-agent",
+        dest="crm_agent",
+        metavar="NAME",
+        help="Agent to evaluate: gold (replay gold paths; default), null, or package.module:factory.",
+    )
+    group.addoption(
+        "--crm-seed",
+        dest="crm_seed",
+        type=int,
+        metavar="N",
+        help="Base seed; each item's seed derives from (base, task id, trial). Default 0.",
+    )
+    group.addoption(
+        "--crm-max-turns",
+        dest="crm_max_turns",
+        type=int,
+        metavar="N",
+        help="End an episode after N user turns (a failure). Default 30.",
+    )
+    group.addoption(
+        "--crm-max-iterations",
+        dest="crm_max_iterations",
+        type=int,
+        metavar="N",
+        help="ReAct iterations per turn for model agents. Default 10.",
+    )
+    group.addoption(
+        "--crm-timeout",
+        dest="crm_timeout",
+        type=float,
+        metavar="SECONDS",
+        help="Per-task wall-clock limit (a failure). Default 1200.",
+    )
     parser.addini("crm_agent", "Default agent (see --crm-agent).", default="gold")
     parser.addini("crm_seed", "Default base seed (see --crm-seed).", default="0")
     parser.addini("crm_max_turns", "Default user-turn limit.", default="30")
     parser.addini("crm_max_iterations", "Default ReAct iterations per turn.", default="10")
     parser.addini("crm_timeout", "Default per-task limit in seconds.", default="1200")
-    parser.addini("crm_task_files", "Globs (relative to rootdir) of task files to collect.", type="linelist", default=["tasks/*.yaml"])
-    parser.addini("crm_task_exclude", "Globs of YAML files under the task globs that are not task files.", type="linelist", default=["tasks/manifest.yaml"])
-    parser.addini("crm_env_dirs", "Folders (relative to rootdir) holding <domain>/environment.py.", type="linelist", default=["envs"])
+    parser.addini(
+        "crm_task_files",
+        "Globs (relative to rootdir) of task files to collect.",
+        type="linelist",
+        default=["tasks/*.yaml"],
+    )
+    parser.addini(
+        "crm_task_exclude",
+        "Globs of YAML files under the task globs that are not task files.",
+        type="linelist",
+        default=["tasks/manifest.yaml"],
+    )
+    parser.addini(
+        "crm_env_dirs",
+        "Folders (relative to rootdir) holding <domain>/environment.py.",
+        type="linelist",
+        default=["envs"],
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,22 +113,30 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile |
 def resolve_settings(config: pytest.Config) -> RunSettings:
     """Command line over ini over defaults, validated once."""
 
-    def value(option: str, ini: str, convert: type) -> object:
+    def value(option: str, ini: str, convert: Callable[[Any], T]) -> T:
         given = config.getoption(option)
         if given is not None:
-            return given
+            return convert(given)
         raw = config.getini(ini)
         try:
             return convert(raw)
         except ValueError:
-            raise pytest.UsageError(f"ini option {ini} = {raw!r} is not a valid {convert.__name__}") from None
+            raise pytest.UsageError(
+                f"ini option {ini} = {raw!r} is not a valid {getattr(convert, '__name__', 'value')}"
+            ) from None
 
-    limits = Limits(max_user_turns=value("crm_max_turns", "crm_max_turns", int), max_react_iterations=value("crm_max_iterations", "crm_max_iterations", int), task_timeout_s=value("crm_timeout", "crm_timeout", float))  # type: ignore[arg-type]
+    limits = Limits(
+        max_user_turns=value("crm_max_turns", "crm_max_turns", int),
+        max_react_iterations=value("crm_max_iterations", "crm_max_iterations", int),
+        task_timeout_s=value("crm_timeout", "crm_timeout", float),
+    )
     if limits.max_user_turns < 1 or limits.max_react_iterations < 1 or limits.task_timeout_s <= 0:
-        raise pytest.UsageError("crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)")
+        raise pytest.UsageError(
+            "crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)"
+        )
     return RunSettings(
-        agent=str(value("crm_agent", "crm_agent", str)),
-        base_seed=value("crm_seed", "crm_seed", int),  # type: ignore[arg-type]
+        agent=value("crm_agent", "crm_agent", str),
+        base_seed=value("crm_seed", "crm_seed", int),
         limits=limits,
         env_dirs=tuple(config.rootpath / d for d in config.getini("crm_env_dirs")),
         task_globs=tuple(config.getini("crm_task_files")),
@@ -108,7 +164,9 @@ def is_task_file(config: pytest.Config, path: Path) -> bool:
         return False
     settings = config.stash[settings_key]
     relative = path.relative_to(config.rootpath).as_posix()
-    return any(glob_match(relative, g) for g in settings.task_globs) and not any(glob_match(relative, g) for g in settings.task_exclude)
+    return any(glob_match(relative, g) for g in settings.task_globs) and not any(
+        glob_match(relative, g) for g in settings.task_exclude
+    )
 
 
 @functools.lru_cache(maxsize=64)

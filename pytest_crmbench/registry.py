@@ -37,7 +37,9 @@ def discover(env_dirs: Iterable[Path]) -> dict[str, type[ToolEnvironment]]:
     for env_dir in env_dirs:
         for domain, cls in _load_dir(env_dir.resolve()).items():
             if domain in found and found[domain] is not cls:
-                raise EnvironmentDefinitionError(f"domain {domain!r} is defined twice: {found[domain].__module__} and {cls.__module__}")
+                raise EnvironmentDefinitionError(
+                    f"domain {domain!r} is defined twice: {found[domain].__module__} and {cls.__module__}"
+                )
             found[domain] = cls
     return {**found, **_registered}
 
@@ -71,9 +73,15 @@ def _load_domain(folder: Path) -> type[ToolEnvironment]:
         _import_package(package_name, folder)
     module = importlib.import_module(f"{package_name}.environment")
     # The class may be defined in a sibling module (tools.py) and imported here.
-    classes = {id(obj): obj for obj in vars(module).values() if isinstance(obj, type) and issubclass(obj, ToolEnvironment) and obj.domain == domain}
+    classes = {
+        id(obj): obj
+        for obj in vars(module).values()
+        if isinstance(obj, type) and issubclass(obj, ToolEnvironment) and obj.domain == domain
+    }
     if len(classes) != 1:
-        raise EnvironmentDefinitionError(f"{folder / 'environment.py'} must expose exactly one ToolEnvironment subclass with domain = {domain!r}, found {len(classes)}")
+        raise EnvironmentDefinitionError(
+            f"{folder / 'environment.py'} must expose exactly one ToolEnvironment subclass with domain = {domain!r}, found {len(classes)}"
+        )
     (cls,) = classes.values()
     return cls
 

@@ -9,7 +9,10 @@ from pytest_crmbench.evidence import Evidence, jsonable
 
 def transcript(evidence: Evidence, *, width: int = 600) -> str:
     """Conversation with the routing decisions and tool calls of each turn, in order."""
-    lines = [f"agent={evidence.agent} seed={evidence.seed} termination={evidence.termination.reason}" + (f" ({evidence.termination.detail})" if evidence.termination.detail else "")]
+    lines = [
+        f"agent={evidence.agent} seed={evidence.seed} termination={evidence.termination.reason}"
+        + (f" ({evidence.termination.detail})" if evidence.termination.detail else "")
+    ]
     for message in evidence.messages:
         lines.append(f"[turn {message.turn}] {message.role}: {message.content}")
         if message.role != "user":
@@ -20,7 +23,12 @@ def transcript(evidence: Evidence, *, width: int = 600) -> str:
         for call in evidence.tool_calls:
             if call.turn == message.turn:
                 shown = json.dumps(jsonable(call.output()), sort_keys=True)
-                lines.append(_clip(f"    #{call.index} {call.name}({json.dumps(jsonable(call.arguments), sort_keys=True)}) -> {call.status} {shown}", width))
+                lines.append(
+                    _clip(
+                        f"    #{call.index} {call.name}({json.dumps(jsonable(call.arguments), sort_keys=True)}) -> {call.status} {shown}",
+                        width,
+                    )
+                )
     return "\n".join(lines)
 
 

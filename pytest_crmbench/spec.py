@@ -69,7 +69,11 @@ class UserInstruction(_Model):
         lines = [f"Persona: {self.persona}", f"Goal: {self.goal}"]
         if self.opening:
             lines.append(f"Opening message: {self.opening}")
-        for title, items in (("You know", self.known), ("You do not know", self.unknown), ("Reactions", self.reactions)):
+        for title, items in (
+            ("You know", self.known),
+            ("You do not know", self.unknown),
+            ("Reactions", self.reactions),
+        ):
             lines.extend(f"{title}: {item}" for item in items)
         lines.append(f"Stop when: {self.stop}")
         return "\n".join(lines)

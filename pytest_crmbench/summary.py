@@ -29,7 +29,8 @@ class RunSummary:
         outcome = properties.get(OUTCOME_PROPERTY)
         if isinstance(outcome, str):
             self.outcomes[outcome] += 1
-            self.not_judged_criteria += int(properties.get(NOT_JUDGED_PROPERTY, 0))
+            not_judged = properties.get(NOT_JUDGED_PROPERTY, 0)
+            self.not_judged_criteria += not_judged if isinstance(not_judged, int) else 0
 
     def lines(self) -> list[str]:
         total = sum(self.outcomes.values())

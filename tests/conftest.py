@@ -36,7 +36,9 @@ def mini_tasks(mini_records: list[TaskRecord]) -> dict[str, Task]:
 class ScriptedAgent:
     """Plays fixed tool calls and replies, one list per user turn (for trajectories like spec §D)."""
 
-    def __init__(self, turns: Sequence[Sequence[tuple[str, Any]]], replies: Sequence[str], node: str = "scripted") -> None:
+    def __init__(
+        self, turns: Sequence[Sequence[tuple[str, Any]]], replies: Sequence[str], node: str = "scripted"
+    ) -> None:
         self.turns, self.replies, self.node = list(turns), list(replies), node
 
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
@@ -59,4 +61,8 @@ class ListUser:
         from pytest_crmbench.users import UserDecision
 
         user_turns = sum(1 for m in conversation if m.role == "user")
-        return UserDecision.say(self.lines[user_turns]) if user_turns < len(self.lines) else UserDecision.end("Thanks, bye.")
+        return (
+            UserDecision.say(self.lines[user_turns])
+            if user_turns < len(self.lines)
+            else UserDecision.end("Thanks, bye.")
+        )

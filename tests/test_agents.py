@@ -33,9 +33,18 @@ def test_bad_agent_names(name: str, message: str) -> None:
         load_factory(name)
 
 
-def test_gold_agent_reports_steps_whose_status_differs(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+def test_gold_agent_reports_steps_whose_status_differs(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
     data = mini_tasks["mini_balance_only_01"].model_dump()
-    data["gold"]["path"] = [{"tool": "get_balance", "args": {"account_id": "ACC-404"}}, {"tool": "execute_transfer", "args": {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 5000}, "expect": "rejected"}]
+    data["gold"]["path"] = [
+        {"tool": "get_balance", "args": {"account_id": "ACC-404"}},
+        {
+            "tool": "execute_transfer",
+            "args": {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 5000},
+            "expect": "rejected",
+        },
+    ]
     task = Task.model_validate(data)
     agent = GoldAgent(task)
     run_episode(task, mini_env_class(seed=1), agent, ScriptedUser(task), agent_name="gold")

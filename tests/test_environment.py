@@ -36,13 +36,20 @@ def test_ok_call_is_recorded_with_turn_and_node(mini_env_class: type[ToolEnviron
 @pytest.mark.parametrize(
     ("name", "args", "status", "code"),
     [
-        ("execute_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 1000}, 422, "INSUFFICIENT_FUNDS"),
+        (
+            "execute_transfer",
+            {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 1000},
+            422,
+            "INSUFFICIENT_FUNDS",
+        ),
         ("execute_transfer", {"from_account": "ACC-3", "to_account": "ACC-1", "amount": 1}, 403, "ACCOUNT_FROZEN"),
         ("execute_transfer", {"from_account": "ACC-9", "to_account": "ACC-1", "amount": 1}, 404, "ACCOUNT_NOT_FOUND"),
         ("pay_order", {"order_id": "ORD-1"}, None, None),  # first payment succeeds ...
     ],
 )
-def test_rejections_are_structured_and_leave_state_unchanged(mini_env_class: type[ToolEnvironment], name: str, args: dict, status: int | None, code: str | None) -> None:
+def test_rejections_are_structured_and_leave_state_unchanged(
+    mini_env_class: type[ToolEnvironment], name: str, args: dict, status: int | None, code: str | None
+) -> None:
     env = mini_env_class(seed=1)
     before = clone(env.state)
     call = env.call(name, args)
@@ -86,7 +93,9 @@ def test_a_write_tool_that_mutates_then_rejects_is_rolled_back(mini_env_class: t
         ("broken_tool", {}, "internal_error"),
     ],
 )
-def test_malformed_calls_become_recoverable_errors(mini_env_class: type[ToolEnvironment], name: str, arguments: Any, kind: str) -> None:
+def test_malformed_calls_become_recoverable_errors(
+    mini_env_class: type[ToolEnvironment], name: str, arguments: Any, kind: str
+) -> None:
     env = mini_env_class(seed=1)
     before = clone(env.state)
     call = env.call(name, arguments)
@@ -99,13 +108,21 @@ def test_malformed_calls_become_recoverable_errors(mini_env_class: type[ToolEnvi
 def test_unexposed_tool_is_an_error_that_lists_what_is_available(mini_env_class: type[ToolEnvironment]) -> None:
     env = mini_env_class(seed=1)
     call = env.call("close_account", {"account_id": "ACC-1"}, exposed={"get_balance"})
-    assert call.status == "error" and call.error == {"type": "unexposed_tool", "message": "Tool 'close_account' is not available here. Available: get_balance."}
+    assert call.status == "error" and call.error == {
+        "type": "unexposed_tool",
+        "message": "Tool 'close_account' is not available here. Available: get_balance.",
+    }
     assert env.state["accounts"]["ACC-1"]["status"] == "active"
 
 
 def test_reset_merges_the_override_without_touching_the_default(mini_env_class: type[ToolEnvironment]) -> None:
     env = mini_env_class({"accounts": {"ACC-1": {"balance": "5.00"}}, "extra": [1]}, seed=1)
-    assert env.state["accounts"]["ACC-1"] == {"owner": "Ada Lovelace", "status": "active", "balance": "5.00", "loyalty_points": 0}
+    assert env.state["accounts"]["ACC-1"] == {
+        "owner": "Ada Lovelace",
+        "status": "active",
+        "balance": "5.00",
+        "loyalty_points": 0,
+    }
     assert env.state["extra"] == [1]
     env.state["accounts"]["ACC-2"]["balance"] = Decimal(0)
     env.state["extra"].append(2)
@@ -136,7 +153,9 @@ def test_deep_merge_and_clone() -> None:
 
 
 def test_parse_docstring() -> None:
-    description, args = parse_docstring("Do it.\n\nMore text.\n\nArgs:\n    a (int): First\n        continued.\n    b: Second.\n\nReturns:\n    x: not an arg\n")
+    description, args = parse_docstring(
+        "Do it.\n\nMore text.\n\nArgs:\n    a (int): First\n        continued.\n    b: Second.\n\nReturns:\n    x: not an arg\n"
+    )
     assert description == "Do it. More text."
     assert args == {"a": "First continued.", "b": "Second."}
 

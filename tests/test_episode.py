@@ -22,18 +22,29 @@ class RoutingAgent:
         return f"turn {tools.turn}"
 
 
-def test_routing_exposure_and_evidence_channels(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+def test_routing_exposure_and_evidence_channels(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
     task = mini_tasks["mini_balance_only_01"]
     env = mini_env_class(seed=5)
     evidence = run_episode(task, env, RoutingAgent(), ListUser(["one", "two"]), agent_name="router", trial=2)
-    assert [(r.turn, r.node, r.detail) for r in evidence.routing] == [(0, "balance", "asked for a balance"), (1, "balance", "asked for a balance")]
+    assert [(r.turn, r.node, r.detail) for r in evidence.routing] == [
+        (0, "balance", "asked for a balance"),
+        (1, "balance", "asked for a balance"),
+    ]
     assert [(c.turn, c.node, c.name, c.status) for c in evidence.tool_calls] == [
         (0, "balance", "get_balance", "ok"),
         (0, "balance", "close_account", "error"),
         (1, "balance", "get_balance", "ok"),
         (1, "balance", "close_account", "error"),
     ]
-    assert [(m.role, m.content) for m in evidence.messages] == [("user", "one"), ("assistant", "turn 0"), ("user", "two"), ("assistant", "turn 1"), ("user", "Thanks, bye.")]
+    assert [(m.role, m.content) for m in evidence.messages] == [
+        ("user", "one"),
+        ("assistant", "turn 0"),
+        ("user", "two"),
+        ("assistant", "turn 1"),
+        ("user", "Thanks, bye."),
+    ]
     assert (evidence.trial, evidence.seed, evidence.agent, evidence.termination.reason) == (2, 5, "router", "user_stop")
     assert evidence.final_state["accounts"]["ACC-2"]["status"] == "active"
     text = transcript(evidence)
@@ -41,7 +52,9 @@ def test_routing_exposure_and_evidence_channels(mini_tasks: dict[str, Task], min
     assert '#1 close_account({"account_id": "ACC-2"}) -> error' in text
 
 
-def test_infra_and_abort_end_the_episode_without_raising(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+def test_infra_and_abort_end_the_episode_without_raising(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
     task = mini_tasks["mini_balance_only_01"]
 
     class Failing:
@@ -52,7 +65,10 @@ def test_infra_and_abort_end_the_episode_without_raising(mini_tasks: dict[str, T
             tools.call("get_balance", {"account_id": "ACC-1"})
             raise self.exc
 
-    for exc, reason in ((InfraError("provider down after 3 retries"), "infra"), (AgentAbort("called 5 unknown tools"), "agent_abort")):
+    for exc, reason in (
+        (InfraError("provider down after 3 retries"), "infra"),
+        (AgentAbort("called 5 unknown tools"), "agent_abort"),
+    ):
         evidence = run_episode(task, mini_env_class(seed=1), Failing(exc), ScriptedUser(task), agent_name="f")
         assert (evidence.termination.reason, evidence.termination.detail) == (reason, str(exc))
         assert len(evidence.tool_calls) == 1  # evidence gathered before the failure is kept

@@ -31,12 +31,19 @@ def test_unknown_field_names_file_line_task_and_field() -> None:
 def test_all_problems_of_a_file_are_reported_together() -> None:
     errors = errors_of("bad_operator.yaml")
     assert len(errors) == 2
-    assert errors[0].startswith("tasks/bad_operator.yaml:11: task 'mini_operator_01': field 'difficulty': Input should be 'easy', 'medium' or 'hard'")
-    assert errors[1] == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length"
+    assert errors[0].startswith(
+        "tasks/bad_operator.yaml:11: task 'mini_operator_01': field 'difficulty': Input should be 'easy', 'medium' or 'hard'"
+    )
+    assert (
+        errors[1]
+        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length"
+    )
 
 
 def test_missing_field_points_at_the_parent_mapping() -> None:
-    assert errors_of("missing_field.yaml") == ["tasks/missing_field.yaml:6: task 'mini_nostop_01': field 'user.stop': Field required"]
+    assert errors_of("missing_field.yaml") == [
+        "tasks/missing_field.yaml:6: task 'mini_nostop_01': field 'user.stop': Field required"
+    ]
 
 
 def test_invalid_yaml_names_the_line() -> None:
@@ -50,7 +57,9 @@ def test_a_mapping_is_not_a_task_file() -> None:
 
 
 def test_duplicate_ids_are_named_with_the_first_line() -> None:
-    assert errors_of("duplicate_id.yaml") == ["tasks/duplicate_id.yaml:8: task 'mini_same_01': field 'id': duplicate task id (first defined at line 1)"]
+    assert errors_of("duplicate_id.yaml") == [
+        "tasks/duplicate_id.yaml:8: task 'mini_same_01': field 'id': duplicate task id (first defined at line 1)"
+    ]
 
 
 def test_a_record_that_is_not_a_mapping() -> None:

@@ -14,7 +14,6 @@ from pytest_crmbench.evidence import ToolCall
 from pytest_crmbench.grading import checks
 from pytest_crmbench.spec import Contract
 
-
 NAMES = ["a", "b", "c"]
 STATUSES = ["ok", "rejected", "error"]
 FIXTURE_OK = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -23,7 +22,9 @@ calls = st.lists(st.tuples(st.sampled_from(NAMES), st.sampled_from(STATUSES), st
 
 
 def make_trace(raw: list[tuple[str, str, int]]) -> list[ToolCall]:
-    return [ToolCall(index=i, turn=0, node=None, name=n, arguments={"x": x}, status=s) for i, (n, s, x) in enumerate(raw)]  # type: ignore[arg-type]
+    return [
+        ToolCall(index=i, turn=0, node=None, name=n, arguments={"x": x}, status=s) for i, (n, s, x) in enumerate(raw)
+    ]  # type: ignore[arg-type]
 
 
 @given(calls, st.lists(st.sampled_from(NAMES), min_size=1, max_size=5))
@@ -39,7 +40,9 @@ def test_count_aware_actions_match_brute_force(raw: list, expected: list[str]) -
 
 
 def brute_subsequence(needle: list[str], haystack: list[str]) -> bool:
-    return any([haystack[i] for i in idx] == needle for idx in itertools.combinations(range(len(haystack)), len(needle)))
+    return any(
+        [haystack[i] for i in idx] == needle for idx in itertools.combinations(range(len(haystack)), len(needle))
+    )
 
 
 @given(calls, st.lists(st.sampled_from(NAMES), min_size=2, max_size=4), st.sampled_from(["subsequence", "exact"]))
@@ -47,7 +50,9 @@ def test_order_matches_brute_force(raw: list, order: list[str], mode: str) -> No
     ok_names = [n for n, s, _ in raw if s == "ok"]
     filtered = [n for n in ok_names if n in order]
     expected = filtered == order if mode == "exact" else brute_subsequence(order, filtered)
-    (verdict,) = checks.check_action_order(Contract.model_validate({"action_order": {"tools": order, "mode": mode}}), make_trace(raw))
+    (verdict,) = checks.check_action_order(
+        Contract.model_validate({"action_order": {"tools": order, "mode": mode}}), make_trace(raw)
+    )
     assert verdict.passed == expected
 
 
@@ -69,9 +74,26 @@ def test_forbidden_params_see_every_attempt(raw: list, tool: str, value: int) ->
 
 mini_calls = st.lists(
     st.one_of(
-        st.tuples(st.just("execute_transfer"), st.fixed_dictionaries({"from_account": st.sampled_from(["ACC-1", "ACC-2", "ACC-3", "ACC-9"]), "to_account": st.sampled_from(["ACC-1", "ACC-2"]), "amount": st.decimals(min_value=-5, max_value=3000, places=2)})),
+        st.tuples(
+            st.just("execute_transfer"),
+            st.fixed_dictionaries(
+                {
+                    "from_account": st.sampled_from(["ACC-1", "ACC-2", "ACC-3", "ACC-9"]),
+                    "to_account": st.sampled_from(["ACC-1", "ACC-2"]),
+                    "amount": st.decimals(min_value=-5, max_value=3000, places=2),
+                }
+            ),
+        ),
         st.tuples(st.just("pay_order"), st.fixed_dictionaries({"order_id": st.sampled_from(["ORD-1", "ORD-2"])})),
-        st.tuples(st.just("award_points"), st.fixed_dictionaries({"account_id": st.sampled_from(["ACC-1", "ACC-2"]), "amount": st.decimals(min_value=0, max_value=100, places=2)})),
+        st.tuples(
+            st.just("award_points"),
+            st.fixed_dictionaries(
+                {
+                    "account_id": st.sampled_from(["ACC-1", "ACC-2"]),
+                    "amount": st.decimals(min_value=0, max_value=100, places=2),
+                }
+            ),
+        ),
         st.tuples(st.just("close_account"), st.fixed_dictionaries({"account_id": st.sampled_from(["ACC-1", "ACC-3"])})),
         st.tuples(st.just("broken_tool"), st.just({})),
     ),
@@ -97,7 +119,9 @@ def test_resets_are_isolated(mini_env_class: type[ToolEnvironment], first: list,
 
 @FIXTURE_OK
 @given(mini_calls)
-def test_money_is_conserved_by_transfers(mini_env_class: type[ToolEnvironment], sequence: list[tuple[str, dict[str, Any]]]) -> None:
+def test_money_is_conserved_by_transfers(
+    mini_env_class: type[ToolEnvironment], sequence: list[tuple[str, dict[str, Any]]]
+) -> None:
     env = mini_env_class(seed=3)
 
     def total() -> Decimal:
@@ -111,4 +135,3 @@ def test_money_is_conserved_by_transfers(mini_env_class: type[ToolEnvironment], 
         if call.status != "ok":
             assert env.state == before_state
         assert all(a["balance"] >= 0 for a in env.state["accounts"].values())
-

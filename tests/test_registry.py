@@ -28,8 +28,14 @@ def test_relative_imports_inside_a_domain_folder(tmp_path: Path) -> None:
 
 
 def test_folder_and_domain_must_agree(tmp_path: Path) -> None:
-    write_domain(tmp_path, "wrongname", "from pytest_crmbench import ToolEnvironment\nclass E(ToolEnvironment):\n    domain = 'other'\n")
-    with pytest.raises(EnvironmentDefinitionError, match="exactly one ToolEnvironment subclass with domain = 'wrongname', found 0"):
+    write_domain(
+        tmp_path,
+        "wrongname",
+        "from pytest_crmbench import ToolEnvironment\nclass E(ToolEnvironment):\n    domain = 'other'\n",
+    )
+    with pytest.raises(
+        EnvironmentDefinitionError, match="exactly one ToolEnvironment subclass with domain = 'wrongname', found 0"
+    ):
         discover([tmp_path])
 
 
@@ -42,7 +48,9 @@ def test_same_domain_in_two_folders_of_one_run_is_an_error(tmp_path: Path) -> No
         discover([DATA / "envs", tmp_path])
 
 
-def test_same_domain_from_another_folder_in_a_later_run_gets_its_own_package(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -> None:
+def test_same_domain_from_another_folder_in_a_later_run_gets_its_own_package(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
     """A pytester project (or a second suite) may bring its own copy of a domain already imported."""
     write_domain(tmp_path, "mini", MINI_TWIN)
     twin = discover([tmp_path])["mini"]

@@ -6,7 +6,15 @@ from pydantic import ValidationError
 from pytest_crmbench.cli import main
 from pytest_crmbench.spec import Contract, Task, task_json_schema
 
-BASE = {"id": "d_x_01", "domain": "d", "capabilities": ["x"], "difficulty": "easy", "user": {"persona": "p", "goal": "g", "stop": "s"}, "contract": {}, "gold": {"reply": "r"}}
+BASE = {
+    "id": "d_x_01",
+    "domain": "d",
+    "capabilities": ["x"],
+    "difficulty": "easy",
+    "user": {"persona": "p", "goal": "g", "stop": "s"},
+    "contract": {},
+    "gold": {"reply": "r"},
+}
 
 
 def task(**changes: object) -> Task:
@@ -57,8 +65,26 @@ def test_positive_checks() -> None:
 
 
 def test_user_text_carries_every_part() -> None:
-    user = task(user={"persona": "P", "goal": "G", "opening": "O", "known": ["K"], "unknown": ["U"], "reactions": ["R"], "stop": "S"}).user
-    assert user.text().splitlines() == ["Persona: P", "Goal: G", "Opening message: O", "You know: K", "You do not know: U", "Reactions: R", "Stop when: S"]
+    user = task(
+        user={
+            "persona": "P",
+            "goal": "G",
+            "opening": "O",
+            "known": ["K"],
+            "unknown": ["U"],
+            "reactions": ["R"],
+            "stop": "S",
+        }
+    ).user
+    assert user.text().splitlines() == [
+        "Persona: P",
+        "Goal: G",
+        "Opening message: O",
+        "You know: K",
+        "You do not know: U",
+        "Reactions: R",
+        "Stop when: S",
+    ]
 
 
 def test_schema_command_prints_the_task_file_schema(capsys: pytest.CaptureFixture[str]) -> None:
@@ -67,7 +93,14 @@ def test_schema_command_prints_the_task_file_schema(capsys: pytest.CaptureFixtur
     assert schema == json.loads(json.dumps(task_json_schema()))
     assert schema["type"] == "array"
     assert schema["$defs"]["Task"]["additionalProperties"] is False
-    assert set(schema["$defs"]["Contract"]["properties"]) == {"expected_actions", "expected_params", "action_order", "reply_criteria", "expected_state", "forbidden"}
+    assert set(schema["$defs"]["Contract"]["properties"]) == {
+        "expected_actions",
+        "expected_params",
+        "action_order",
+        "reply_criteria",
+        "expected_state",
+        "forbidden",
+    }
 
 
 def test_schema_command_prints_the_trajectory_schema(capsys: pytest.CaptureFixture[str]) -> None:

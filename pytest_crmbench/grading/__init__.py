@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from pytest_crmbench.evidence import FAILED_TERMINATIONS, Evidence
 from pytest_crmbench.grading import checks
-from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict, primary_label
+from pytest_crmbench.grading.verdict import CheckVerdict, Outcome, TaskVerdict, primary_label
 from pytest_crmbench.spec import Task
 
 ReplyJudge = Callable[[Task, Evidence], list[CheckVerdict]]
@@ -23,7 +23,13 @@ __all__ = ["CheckVerdict", "ReplyJudge", "TaskVerdict", "grade", "grade_checks",
 def not_judged(task: Task, evidence: Evidence) -> list[CheckVerdict]:
     """The reply verdicts when no judge is configured."""
     return [
-        CheckVerdict(family="reply", name=f"reply[{i}]", status="not_judged", expected=criterion, diff=f"not judged (no judge model configured): {criterion}")
+        CheckVerdict(
+            family="reply",
+            name=f"reply[{i}]",
+            status="not_judged",
+            expected=criterion,
+            diff=f"not judged (no judge model configured): {criterion}",
+        )
         for i, criterion in enumerate(task.contract.reply_criteria)
     ]
 
@@ -52,13 +58,21 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
     if termination.reason == "infra":
         return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=termination.detail)
     verdicts = grade_checks(task, evidence, judge)
-    failed = {v.family for v in verdicts if v.status == "failed"}
+    failed: set[str] = {v.family for v in verdicts if v.status == "failed"}
     if termination.reason in FAILED_TERMINATIONS:
         failed.add("execution")
+    outcome: Outcome
     if failed:
         outcome = "failure"
     elif any(v.status == "not_judged" for v in verdicts):
         outcome = "not_judged"
     else:
         outcome = "success"
-    return TaskVerdict(task_id=task.id, outcome=outcome, primary_label=primary_label(failed), checks=verdicts, termination=termination.reason, detail=termination.detail)
+    return TaskVerdict(
+        task_id=task.id,
+        outcome=outcome,
+        primary_label=primary_label(failed),
+        checks=verdicts,
+        termination=termination.reason,
+        detail=termination.detail,
+    )

@@ -12,13 +12,20 @@ from typing import Any
 
 from pytest_crmbench.evidence import ToolCall
 from pytest_crmbench.grading.paths import deepest_existing, resolve
-from pytest_crmbench.grading.verdict import CheckVerdict
+from pytest_crmbench.grading.verdict import CheckVerdict, Family
 from pytest_crmbench.matchers import MISSING, describe, matches, show, values_equal
 from pytest_crmbench.spec import ActionOrder, Contract, ExpectedParams, ForbiddenParams
 
 
-def _verdict(family: str, name: str, ok: bool, expected: Any, actual: Any, diff: str) -> CheckVerdict:
-    return CheckVerdict(family=family, name=name, status="passed" if ok else "failed", expected=expected, actual=actual, diff="" if ok else diff)  # type: ignore[arg-type]
+def _verdict(family: Family, name: str, ok: bool, expected: Any, actual: Any, diff: str) -> CheckVerdict:
+    return CheckVerdict(
+        family=family,
+        name=name,
+        status="passed" if ok else "failed",
+        expected=expected,
+        actual=actual,
+        diff="" if ok else diff,
+    )
 
 
 def ok_calls(trace: Sequence[ToolCall]) -> list[ToolCall]:
@@ -42,7 +49,9 @@ def check_expected_actions(contract: Contract, trace: Sequence[ToolCall]) -> lis
     verdicts = []
     for index, (tool, required) in enumerate(contract.required_counts().items()):
         got = successes.count(tool)
-        diff = f"expected at least {required} successful call(s) of {tool}, got {got} ({summarize_attempts(trace, tool)})"
+        diff = (
+            f"expected at least {required} successful call(s) of {tool}, got {got} ({summarize_attempts(trace, tool)})"
+        )
         verdicts.append(_verdict("action", f"action[{index}] {tool} x{required}", got >= required, required, got, diff))
     return verdicts
 
@@ -51,7 +60,11 @@ def unmet_args(constraints: Mapping[str, Any], arguments: Any) -> dict[str, Any]
     """Constraint name -> actual value, for every constraint the arguments do not satisfy."""
     if not isinstance(arguments, Mapping):
         return dict.fromkeys(constraints, MISSING)
-    return {key: arguments.get(key, MISSING) for key, c in constraints.items() if not matches(c, arguments.get(key, MISSING))}
+    return {
+        key: arguments.get(key, MISSING)
+        for key, c in constraints.items()
+        if not matches(c, arguments.get(key, MISSING))
+    }
 
 
 def check_expected_params(contract: Contract, trace: Sequence[ToolCall]) -> list[CheckVerdict]:
@@ -63,13 +76,20 @@ def _check_params(index: int, spec: ExpectedParams, trace: Sequence[ToolCall]) -
     name = f"param[{index}] {spec.tool} ({spec.match})"
     expected = {k: describe(v) for k, v in spec.args.items()}
     if not calls:
-        return _verdict("param", name, False, expected, None, f"no successful call of {spec.tool} ({summarize_attempts(trace, spec.tool)})")
+        return _verdict(
+            "param",
+            name,
+            False,
+            expected,
+            None,
+            f"no successful call of {spec.tool} ({summarize_attempts(trace, spec.tool)})",
+        )
     candidates = calls[:1] if spec.match == "first" else calls
     misses = [unmet_args(spec.args, c.arguments) for c in candidates]
     if any(not miss for miss in misses):
         return _verdict("param", name, True, expected, None, "")
     lines = [f"expected {spec.tool} with " + ", ".join(f"{k}={v}" for k, v in expected.items())]
-    for call, miss in zip(candidates, misses):
+    for call, miss in zip(candidates, misses, strict=True):
         got = ", ".join(f"{k}={show(v)}" for k, v in miss.items())
         lines.append(f"  call #{call.index} (turn {call.turn}) differs: {got}")
     return _verdict("param", name, False, expected, [c.arguments for c in candidates], "\n".join(lines))
@@ -101,7 +121,16 @@ def check_expected_state(contract: Contract, final_state: Mapping[str, Any]) -> 
     verdicts = []
     for index, (path, constraint) in enumerate(contract.expected_state.items()):
         actual = resolve(final_state, path)
-        verdicts.append(_verdict("state", f"state[{index}] {path}", matches(constraint, actual), describe(constraint), _shown(actual), _state_diff(path, constraint, actual, final_state)))
+        verdicts.append(
+            _verdict(
+                "state",
+                f"state[{index}] {path}",
+                matches(constraint, actual),
+                describe(constraint),
+                _shown(actual),
+                _state_diff(path, constraint, actual, final_state),
+            )
+        )
     return verdicts
 
 
@@ -125,7 +154,9 @@ def check_forbidden_actions(contract: Contract, trace: Sequence[ToolCall]) -> li
         attempts = [c for c in trace if c.name == tool]
         shown = [f"#{c.index} turn {c.turn} {c.status} {show(c.arguments)}" for c in attempts]
         diff = f"{tool} must never be attempted; attempts:\n" + "\n".join(f"  {s}" for s in shown)
-        verdicts.append(_verdict("forbidden", f"forbidden.action[{index}] {tool}", not attempts, 0, len(attempts), diff))
+        verdicts.append(
+            _verdict("forbidden", f"forbidden.action[{index}] {tool}", not attempts, 0, len(attempts), diff)
+        )
     return verdicts
 
 
@@ -138,7 +169,9 @@ def _check_forbidden_params(index: int, spec: ForbiddenParams, trace: Sequence[T
     pattern = ", ".join(f"{k}={describe(v)}" for k, v in spec.args.items())
     shown = "\n".join(f"  #{c.index} turn {c.turn} {c.status} {show(c.arguments)}" for c in hits)
     diff = f"no attempt of {spec.tool} may match {pattern}; matching attempts:\n{shown}"
-    return _verdict("forbidden", f"forbidden.param[{index}] {spec.tool}", not hits, pattern, [c.arguments for c in hits], diff)
+    return _verdict(
+        "forbidden", f"forbidden.param[{index}] {spec.tool}", not hits, pattern, [c.arguments for c in hits], diff
+    )
 
 
 def check_forbidden_state(contract: Contract, final_state: Mapping[str, Any]) -> list[CheckVerdict]:
@@ -147,15 +180,30 @@ def check_forbidden_state(contract: Contract, final_state: Mapping[str, Any]) ->
         actual = resolve(final_state, path)
         holds = matches(constraint, actual)
         diff = f"{path}: must not be {describe(constraint)}, but it is {show(actual)}"
-        verdicts.append(_verdict("forbidden", f"forbidden.state[{index}] {path}", not holds, f"not {describe(constraint)}", _shown(actual), diff))
+        verdicts.append(
+            _verdict(
+                "forbidden",
+                f"forbidden.state[{index}] {path}",
+                not holds,
+                f"not {describe(constraint)}",
+                _shown(actual),
+                diff,
+            )
+        )
     return verdicts
 
 
-def check_protected(contract: Contract, initial_state: Mapping[str, Any], final_state: Mapping[str, Any]) -> list[CheckVerdict]:
+def check_protected(
+    contract: Contract, initial_state: Mapping[str, Any], final_state: Mapping[str, Any]
+) -> list[CheckVerdict]:
     verdicts = []
     for index, path in enumerate(contract.forbidden.protected):
         before, after = resolve(initial_state, path), resolve(final_state, path)
-        unchanged = (before is MISSING and after is MISSING) or (before is not MISSING and after is not MISSING and values_equal(before, after))
+        unchanged = (before is MISSING and after is MISSING) or (
+            before is not MISSING and after is not MISSING and values_equal(before, after)
+        )
         diff = f"{path} is protected: initial {show(before)}, final {show(after)}"
-        verdicts.append(_verdict("collateral", f"collateral[{index}] {path}", unchanged, _shown(before), _shown(after), diff))
+        verdicts.append(
+            _verdict("collateral", f"collateral[{index}] {path}", unchanged, _shown(before), _shown(after), diff)
+        )
     return verdicts

@@ -1,6 +1,6 @@
 """Each check family's semantics, edge cases included, on hand-built traces."""
 
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -10,7 +10,10 @@ from pytest_crmbench.spec import Contract
 
 
 def trace(*calls: tuple[str, dict[str, Any] | str, str]) -> list[ToolCall]:
-    return [ToolCall(index=i, turn=0, node=None, name=name, arguments=args, status=status) for i, (name, args, status) in enumerate(calls)]  # type: ignore[arg-type]
+    return [
+        ToolCall(index=i, turn=0, node=None, name=name, arguments=args, status=status)
+        for i, (name, args, status) in enumerate(calls)
+    ]  # type: ignore[arg-type]
 
 
 def contract(**fields: Any) -> Contract:
@@ -27,10 +30,15 @@ class TestExpectedActions:
         t = trace(("validate", {}, "ok"), ("validate", {}, "rejected"), ("execute", {}, "ok"))
         verdicts = checks.check_expected_actions(c, t)
         assert statuses(verdicts) == ["failed", "passed"]
-        assert verdicts[0].diff == "expected at least 2 successful call(s) of validate, got 1 (validate attempts: 1 ok, 1 rejected)"
+        assert (
+            verdicts[0].diff
+            == "expected at least 2 successful call(s) of validate, got 1 (validate attempts: 1 ok, 1 rejected)"
+        )
 
     def test_more_calls_than_required_pass(self) -> None:
-        assert statuses(checks.check_expected_actions(contract(expected_actions=["a"]), trace(("a", {}, "ok"), ("a", {}, "ok")))) == ["passed"]
+        assert statuses(
+            checks.check_expected_actions(contract(expected_actions=["a"]), trace(("a", {}, "ok"), ("a", {}, "ok")))
+        ) == ["passed"]
 
     def test_never_attempted(self) -> None:
         (verdict,) = checks.check_expected_actions(contract(expected_actions=[{"tool": "a", "count": 2}]), [])
@@ -44,7 +52,9 @@ class TestExpectedActions:
 class TestExpectedParams:
     def test_any_ok_call_may_satisfy(self) -> None:
         c = contract(expected_params=[{"tool": "t", "args": {"amount": 50}}])
-        assert statuses(checks.check_expected_params(c, trace(("t", {"amount": 1000}, "ok"), ("t", {"amount": "50.00"}, "ok")))) == ["passed"]
+        assert statuses(
+            checks.check_expected_params(c, trace(("t", {"amount": 1000}, "ok"), ("t", {"amount": "50.00"}, "ok")))
+        ) == ["passed"]
 
     def test_first_only_looks_at_the_first_ok_call(self) -> None:
         c = contract(expected_params=[{"tool": "t", "args": {"amount": 50}, "match": "first"}])
@@ -64,7 +74,9 @@ class TestExpectedParams:
         assert statuses(checks.check_expected_params(c, t)) == ["failed"]
 
     def test_missing_argument_is_shown_as_missing(self) -> None:
-        (verdict,) = checks.check_expected_params(contract(expected_params=[{"tool": "t", "args": {"a": 1}}]), trace(("t", {}, "ok")))
+        (verdict,) = checks.check_expected_params(
+            contract(expected_params=[{"tool": "t", "args": {"a": 1}}]), trace(("t", {}, "ok"))
+        )
         assert "a=<missing>" in verdict.diff
 
 
@@ -76,18 +88,24 @@ class TestActionOrder:
 
     def test_subsequence_ignores_failed_calls(self) -> None:
         c = contract(action_order={"tools": ["a", "b"]})
-        assert statuses(checks.check_action_order(c, trace(("b", {}, "rejected"), ("a", {}, "ok"), ("b", {}, "ok")))) == ["passed"]
-        assert statuses(checks.check_action_order(c, trace(("b", {}, "ok"), ("a", {}, "ok"), ("b", {}, "error")))) == ["failed"]
+        assert statuses(
+            checks.check_action_order(c, trace(("b", {}, "rejected"), ("a", {}, "ok"), ("b", {}, "ok")))
+        ) == ["passed"]
+        assert statuses(checks.check_action_order(c, trace(("b", {}, "ok"), ("a", {}, "ok"), ("b", {}, "error")))) == [
+            "failed"
+        ]
 
     def test_exact_requires_the_filtered_sequence(self) -> None:
         c = contract(action_order={"tools": ["a", "b"], "mode": "exact"})
-        assert statuses(checks.check_action_order(c, trace(("a", {}, "ok"), ("x", {}, "ok"), ("b", {}, "ok")))) == ["passed"]
+        assert statuses(checks.check_action_order(c, trace(("a", {}, "ok"), ("x", {}, "ok"), ("b", {}, "ok")))) == [
+            "passed"
+        ]
         (verdict,) = checks.check_action_order(c, trace(("a", {}, "ok"), ("a", {}, "ok"), ("b", {}, "ok")))
         assert verdict.status == "failed" and verdict.actual == ["a", "a", "b"]
 
 
 class TestExpectedState:
-    STATE = {"accounts": {"A": {"balance": "130.00", "tags": ["vip"]}}, "log": []}
+    STATE: ClassVar[dict[str, Any]] = {"accounts": {"A": {"balance": "130.00", "tags": ["vip"]}}, "log": []}
 
     @pytest.mark.parametrize(
         ("expectation", "status"),
@@ -121,7 +139,11 @@ class TestForbidden:
         c = contract(forbidden={"params": [{"tool": "execute", "args": {"amount": 1000}}]})
         (verdict,) = checks.check_forbidden_params(c, trace(("execute", {"amount": "1000.00", "to": "B"}, "rejected")))
         assert verdict.status == "failed" and "#0 turn 0 rejected" in verdict.diff
-        assert statuses(checks.check_forbidden_params(c, trace(("execute", {"amount": 50}, "ok"), ("other", {"amount": 1000}, "ok")))) == ["passed"]
+        assert statuses(
+            checks.check_forbidden_params(
+                c, trace(("execute", {"amount": 50}, "ok"), ("other", {"amount": 1000}, "ok"))
+            )
+        ) == ["passed"]
 
     def test_undecodable_arguments_match_no_pattern(self) -> None:
         c = contract(forbidden={"params": [{"tool": "execute", "args": {"amount": 1000}}]})

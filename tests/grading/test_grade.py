@@ -15,16 +15,27 @@ from ..conftest import ListUser, ScriptedAgent
 
 
 def passing_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
-    return [CheckVerdict(family="reply", name=f"reply[{i}]", status="passed", expected=c) for i, c in enumerate(task.contract.reply_criteria)]
+    return [
+        CheckVerdict(family="reply", name=f"reply[{i}]", status="passed", expected=c)
+        for i, c in enumerate(task.contract.reply_criteria)
+    ]
 
 
-def test_case_a_rejected_transfer_then_retry_succeeds(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+def test_case_a_rejected_transfer_then_retry_succeeds(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
     """Spec §D.1: $1,000 refused by validation (422), user corrects to $50, which executes."""
     task = mini_tasks["mini_transfer_retry_01"]
     agent = ScriptedAgent(
         turns=[
-            [("get_balance", {"account_id": "ACC-1"}), ("validate_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 1000})],
-            [("validate_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 50}), ("execute_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 50})],
+            [
+                ("get_balance", {"account_id": "ACC-1"}),
+                ("validate_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 1000}),
+            ],
+            [
+                ("validate_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 50}),
+                ("execute_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 50}),
+            ],
         ],
         replies=["Sorry, ACC-1 holds only $180, so $1,000 cannot be sent.", "Done: $50 sent to ACC-2."],
         node="transfer",
@@ -32,7 +43,10 @@ def test_case_a_rejected_transfer_then_retry_succeeds(mini_tasks: dict[str, Task
     user = ListUser(["Please move $1,000 from ACC-1 to ACC-2.", "Oh, sorry, I meant $50"])
     evidence = run_episode(task, mini_env_class(task.initial_state, seed=997688223), agent, user, agent_name="scripted")
 
-    assert [c.result for c in evidence.tool_calls if c.name == "validate_transfer"] == [{"valid": False, "code": 422, "reason": "Insufficient funds"}, {"valid": True}]
+    assert [c.result for c in evidence.tool_calls if c.name == "validate_transfer"] == [
+        {"valid": False, "code": 422, "reason": "Insufficient funds"},
+        {"valid": True},
+    ]
     assert [m.turn for m in evidence.messages] == [0, 0, 1, 1, 2]
     verdict = grade(task, evidence, passing_judge)
     assert verdict.outcome == "success", [c.render() for c in verdict.failed_checks()]
@@ -40,13 +54,22 @@ def test_case_a_rejected_transfer_then_retry_succeeds(mini_tasks: dict[str, Task
     assert grade(task, evidence).outcome == "not_judged"  # without a judge, never a success
 
 
-def test_case_b_duplicate_checkout_fails_on_state(mini_env_class: type[ToolEnvironment], mini_tasks: dict[str, Task]) -> None:
+def test_case_b_duplicate_checkout_fails_on_state(
+    mini_env_class: type[ToolEnvironment], mini_tasks: dict[str, Task]
+) -> None:
     """Spec §D.2: the chain runs twice; actions, params, order and reply pass; loyalty 310 != 155."""
     data = mini_tasks["mini_checkout_chain_01"].model_dump()
     data["contract"]["action_order"] = [{"tools": ["pay_order", "award_points", "log_note"], "mode": "subsequence"}]
     task = Task.model_validate(data)
-    chain = [("pay_order", {"order_id": "ORD-1"}), ("award_points", {"account_id": "ACC-1", "amount": "15.50"}), ("log_note", {"text": "Paid ORD-1", "account_id": "ACC-1"})]
-    agent = ScriptedAgent(turns=[chain, [], chain], replies=["You earned 155 loyalty points from this $15.50 transaction.", "Sure.", "Done again."])
+    chain = [
+        ("pay_order", {"order_id": "ORD-1"}),
+        ("award_points", {"account_id": "ACC-1", "amount": "15.50"}),
+        ("log_note", {"text": "Paid ORD-1", "account_id": "ACC-1"}),
+    ]
+    agent = ScriptedAgent(
+        turns=[chain, [], chain],
+        replies=["You earned 155 loyalty points from this $15.50 transaction.", "Sure.", "Done again."],
+    )
     user = ListUser(["Pay ORD-1 please", "What is the timestamp?", "Please redo it"])
     evidence = run_episode(task, mini_env_class(seed=4275343667), agent, user, agent_name="scripted")
 
@@ -58,20 +81,34 @@ def test_case_b_duplicate_checkout_fails_on_state(mini_env_class: type[ToolEnvir
     assert all(c.passed for c in verdict.checks if c.family in ("action", "param", "order", "reply"))
 
 
-def test_gold_agent_is_a_success_on_every_mini_task(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+def test_gold_agent_is_a_success_on_every_mini_task(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
     from pytest_crmbench.agents import GoldAgent
     from pytest_crmbench.users import ScriptedUser
 
     for task in mini_tasks.values():
         agent = GoldAgent(task)
-        evidence = run_episode(task, mini_env_class(task.initial_state, seed=1), agent, ScriptedUser(task), agent_name="gold")
+        evidence = run_episode(
+            task, mini_env_class(task.initial_state, seed=1), agent, ScriptedUser(task), agent_name="gold"
+        )
         verdict = grade(task, evidence, passing_judge)
         assert verdict.outcome == "success", (task.id, [c.render() for c in verdict.failed_checks()])
         assert agent.mismatches == []
 
 
 def test_undeclared_contract_grades_nothing(mini_env_class: type[ToolEnvironment]) -> None:
-    task = Task.model_validate({"id": "mini_x_01", "domain": "mini", "capabilities": ["x"], "difficulty": "easy", "user": {"persona": "p", "goal": "g", "stop": "s"}, "contract": {}, "gold": {"reply": "r"}})
+    task = Task.model_validate(
+        {
+            "id": "mini_x_01",
+            "domain": "mini",
+            "capabilities": ["x"],
+            "difficulty": "easy",
+            "user": {"persona": "p", "goal": "g", "stop": "s"},
+            "contract": {},
+            "gold": {"reply": "r"},
+        }
+    )
     evidence = Evidence(task_id=task.id, agent="a", termination=Termination(reason="user_stop"))
     assert grade_checks(task, evidence) == []
     assert grade(task, evidence).outcome == "success"
@@ -79,7 +116,13 @@ def test_undeclared_contract_grades_nothing(mini_env_class: type[ToolEnvironment
 
 @pytest.mark.parametrize(
     ("reason", "outcome", "label"),
-    [("infra", "infra", None), ("max_turns", "failure", "execution"), ("timeout", "failure", "execution"), ("agent_abort", "failure", "execution"), ("user_stop", "success", None)],
+    [
+        ("infra", "infra", None),
+        ("max_turns", "failure", "execution"),
+        ("timeout", "failure", "execution"),
+        ("agent_abort", "failure", "execution"),
+        ("user_stop", "success", None),
+    ],
 )
 def test_terminations(mini_tasks: dict[str, Task], reason: Any, outcome: str, label: str | None) -> None:
     task = mini_tasks["mini_refusal_close_01"]
@@ -100,7 +143,9 @@ def test_label_priority_follows_the_spec() -> None:
     assert primary_label(set()) is None
 
 
-def test_a_failing_judge_cannot_be_outvoted_and_cannot_outvote(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
+def test_a_failing_judge_cannot_be_outvoted_and_cannot_outvote(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
     from pytest_crmbench.agents import GoldAgent, NullAgent
     from pytest_crmbench.users import ScriptedUser
 
@@ -110,7 +155,10 @@ def test_a_failing_judge_cannot_be_outvoted_and_cannot_outvote(mini_tasks: dict[
         return [CheckVerdict(family="reply", name="reply[0]", status="failed")]
 
     gold = run_episode(task, mini_env_class(seed=1), GoldAgent(task), ScriptedUser(task), agent_name="gold")
-    assert (grade(task, gold, failing_judge).outcome, grade(task, gold, failing_judge).primary_label) == ("failure", "reply")
+    assert (grade(task, gold, failing_judge).outcome, grade(task, gold, failing_judge).primary_label) == (
+        "failure",
+        "reply",
+    )
     null = run_episode(task, mini_env_class(seed=1), NullAgent(), ScriptedUser(task), agent_name="null")
     assert grade(task, null, passing_judge).primary_label == "action"
 
@@ -128,11 +176,21 @@ def test_limits_end_the_episode(mini_tasks: dict[str, Task], mini_env_class: typ
             return UserDecision.say("and another thing")
 
     agent = ScriptedAgent(turns=[[("get_balance", {"account_id": "ACC-2"})]], replies=["ACC-2 holds $2,450.75."])
-    evidence = run_episode(task, mini_env_class(seed=1), agent, Chatty(), agent_name="s", limits=Limits(max_user_turns=3))
+    evidence = run_episode(
+        task, mini_env_class(seed=1), agent, Chatty(), agent_name="s", limits=Limits(max_user_turns=3)
+    )
     assert evidence.termination.reason == "max_turns"
     assert sum(m.role == "user" for m in evidence.messages) == 3
     assert grade(task, evidence, passing_judge).primary_label == "execution"
 
     ticks = iter(range(0, 10_000, 100))
-    evidence = run_episode(task, mini_env_class(seed=1), agent, Chatty(), agent_name="s", limits=Limits(task_timeout_s=250), clock=lambda: next(ticks))
+    evidence = run_episode(
+        task,
+        mini_env_class(seed=1),
+        agent,
+        Chatty(),
+        agent_name="s",
+        limits=Limits(task_timeout_s=250),
+        clock=lambda: next(ticks),
+    )
     assert evidence.termination.reason == "timeout"

@@ -65,7 +65,9 @@ class CrmProject:
         # In-process runs re-load the already imported plugin: silence pytest's note that it
         # cannot be assertion-rewritten a second time (it would show up in every summary).
         # hypothesis' plugin is irrelevant here and costs a second per run.
-        return self.pytester.runpytest("-p", "no:hypothesispytest", "-W", "ignore::pytest.PytestAssertRewriteWarning", *args)
+        return self.pytester.runpytest(
+            "-p", "no:hypothesispytest", "-W", "ignore::pytest.PytestAssertRewriteWarning", *args
+        )
 
     def run_subprocess(self, *args: str) -> pytest.RunResult:
         return self.pytester.runpytest_subprocess("-p", "no:hypothesispytest", *args)

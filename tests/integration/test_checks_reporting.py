@@ -27,7 +27,12 @@ def test_reply_criteria_are_skipped_subtests_when_subtests_are_reported(mini_pro
     result.stdout.fnmatch_lines(["*6 passed, 4 skipped, 36 subtests passed in*"])
     skipped = [line for line in result.outlines if line.startswith("SUBSKIPPED[reply[0]]")]
     assert len(skipped) == 4
-    for criterion in ("Says the $50 transfer was completed", "States that 155 points were earned", "Gives the balance as $2,450.75", "Refuses to close the account"):
+    for criterion in (
+        "Says the $50 transfer was completed",
+        "States that 155 points were earned",
+        "Gives the balance as $2,450.75",
+        "Refuses to close the account",
+    ):
         assert any(line.endswith(f"not judged (no judge model configured): {criterion}") for line in skipped), criterion
     assert result.ret == pytest.ExitCode.OK
 
@@ -58,12 +63,22 @@ def test_verbose_lists_every_check_by_name(mini_project: CrmProject) -> None:
 
 def test_not_judged_criteria_show_in_a_default_rs_run(mini_project: CrmProject) -> None:
     result = mini_project.run("-rs")
-    result.stdout.fnmatch_lines(["*- crmbench -*", "6 task(s): 2 success, 0 failure, 4 not judged, 0 infra", "4 reply criteria in 4 task(s) were not judged (no judge model configured)*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*- crmbench -*",
+            "6 task(s): 2 success, 0 failure, 4 not judged, 0 infra",
+            "4 reply criteria in 4 task(s) were not judged (no judge model configured)*",
+        ]
+    )
 
 
 def test_not_judged_skip_points_at_the_task_record(mini_project: CrmProject) -> None:
     result = mini_project.run("-rs", "-o", "verbosity_subtests=1", "-k", "retry")
-    result.stdout.fnmatch_lines(["SUBSKIPPED[[]reply[[]0]] [[]1] tasks/mini.yaml:2: not judged (no judge model configured): Says the $50 transfer was completed"])
+    result.stdout.fnmatch_lines(
+        [
+            "SUBSKIPPED[[]reply[[]0]] [[]1] tasks/mini.yaml:2: not judged (no judge model configured): Says the $50 transfer was completed"
+        ]
+    )
     assert "pytest_crmbench/" not in result.stdout.str()
 
 
@@ -86,11 +101,19 @@ def test_null_agent_fails_every_task_with_a_positive_check(mini_project: CrmProj
     assert "mini_refusal_close_01" not in "\n".join(line for line in result.outlines if "FAILED" in line)
     # One transcript per failing item, not one per failing check.
     assert result.stdout.str().count(TRANSCRIPT) == 5
-    result.stdout.fnmatch_lines(["agent=null seed=* termination=user_stop", "[[]turn 0] user: Please move $1,000 from ACC-1 to ACC-2.", "[[]turn 0] assistant: I'm sorry, I can't help with that."])
+    result.stdout.fnmatch_lines(
+        [
+            "agent=null seed=* termination=user_stop",
+            "[[]turn 0] user: Please move $1,000 from ACC-1 to ACC-2.",
+            "[[]turn 0] assistant: I'm sorry, I can't help with that.",
+        ]
+    )
 
 
 def test_failed_state_check_is_its_own_subfailure(crm_project: CrmProject) -> None:
-    crm_project.write("mini.yaml", replace_once(mini_text(), "accounts.ACC-1.balance: 130.00", "accounts.ACC-1.balance: 100.00"))
+    crm_project.write(
+        "mini.yaml", replace_once(mini_text(), "accounts.ACC-1.balance: 130.00", "accounts.ACC-1.balance: 100.00")
+    )
     result = crm_project.run()
     result.assert_outcomes(failed=2, passed=5)
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -70,7 +70,15 @@ def test_crm_env_dirs_ini_accepts_another_folder(crm_project: CrmProject) -> Non
 
 def test_verbose_shows_each_item(mini_project: CrmProject) -> None:
     result = mini_project.run("-v", "-k", "balance_only")
-    result.stdout.fnmatch_lines(["*collected 6 items / 5 deselected / 1 selected", "*", "tasks/mini.yaml::mini_balance_only_01 SUBPASSED[[]action[[]0] get_balance x1]*", "*", "tasks/mini.yaml::mini_balance_only_01 PASSED*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*collected 6 items / 5 deselected / 1 selected",
+            "*",
+            "tasks/mini.yaml::mini_balance_only_01 SUBPASSED[[]action[[]0] get_balance x1]*",
+            "*",
+            "tasks/mini.yaml::mini_balance_only_01 PASSED*",
+        ]
+    )
     # -v also reports subtests: the not-judged reply criterion counts as skipped.
     result.assert_outcomes(passed=1, skipped=1, deselected=5)
 
@@ -96,7 +104,11 @@ def test_missing_env_dir_means_no_known_domain(crm_project: CrmProject) -> None:
     result = crm_project.run()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     # All six records are reported at once.
-    result.stdout.fnmatch_lines(["tasks/mini.yaml:*: task 'mini_transfer_retry_01': field 'domain': no environment for domain 'mini' (known: none)"])
+    result.stdout.fnmatch_lines(
+        [
+            "tasks/mini.yaml:*: task 'mini_transfer_retry_01': field 'domain': no environment for domain 'mini' (known: none)"
+        ]
+    )
     assert sum("no environment for domain 'mini'" in line for line in result.outlines) == 6
 
 

@@ -7,16 +7,24 @@ import pytest
 from tests.integration.helpers import CrmProject
 
 BAD = {
-    "unknown_field.yaml": ["tasks/unknown_field.yaml:8: task 'mini_typo_01': field 'contract.expected_stat': unknown field (check the spelling; see `crmbench schema`)"],
+    "unknown_field.yaml": [
+        "tasks/unknown_field.yaml:8: task 'mini_typo_01': field 'contract.expected_stat': unknown field (check the spelling; see `crmbench schema`)"
+    ],
     "not_a_list.yaml": ["tasks/not_a_list.yaml:1: a task file must be a YAML list of task records"],
     # libyaml notices the unclosed flow sequence of line 3 when it reaches line 4.
-    "invalid_yaml.yaml": ["tasks/invalid_yaml.yaml:3: invalid YAML: while parsing a flow sequence did not find expected ',' or ']' (at line 4)"],
+    "invalid_yaml.yaml": [
+        "tasks/invalid_yaml.yaml:3: invalid YAML: while parsing a flow sequence did not find expected ',' or ']' (at line 4)"
+    ],
     "bad_operator.yaml": [
         "tasks/bad_operator.yaml:11: task 'mini_operator_01': field 'difficulty': Input should be 'easy', 'medium' or 'hard'",
         "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[[]0].args.account_id': unknown operator '$startswith'; known: *",
     ],
-    "unknown_domain.yaml": ["tasks/unknown_domain.yaml:*: task 'telecom_plan_01': field 'domain': no environment for domain 'telecom' (known: mini)"],
-    "duplicate_id.yaml": ["tasks/duplicate_id.yaml:8: task 'mini_same_01': field 'id': duplicate task id (first defined at line 1)"],
+    "unknown_domain.yaml": [
+        "tasks/unknown_domain.yaml:*: task 'telecom_plan_01': field 'domain': no environment for domain 'telecom' (known: mini)"
+    ],
+    "duplicate_id.yaml": [
+        "tasks/duplicate_id.yaml:8: task 'mini_same_01': field 'id': duplicate task id (first defined at line 1)"
+    ],
     "missing_field.yaml": ["tasks/missing_field.yaml:6: task 'mini_nostop_01': field 'user.stop': Field required"],
 }
 
@@ -34,7 +42,15 @@ def test_bad_file_is_a_clear_collection_error(crm_project: CrmProject, name: str
     result = crm_project.run()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines([f"*ERROR collecting tasks/{name}*", *BAD[name], "*short test summary info*", f"ERROR tasks/{name}", "*Interrupted: 1 error during collection*"])
+    result.stdout.fnmatch_lines(
+        [
+            f"*ERROR collecting tasks/{name}*",
+            *BAD[name],
+            "*short test summary info*",
+            f"ERROR tasks/{name}",
+            "*Interrupted: 1 error during collection*",
+        ]
+    )
     assert_no_traceback(result)
 
 
@@ -87,5 +103,7 @@ def test_task_marker_names_are_validated_as_identifiers(crm_project: CrmProject)
     )
     result = crm_project.run()
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["tasks/marks.yaml:3: task 'mini_marks_01': field 'capabilities[[]0]': String should match pattern *"])
+    result.stdout.fnmatch_lines(
+        ["tasks/marks.yaml:3: task 'mini_marks_01': field 'capabilities[[]0]': String should match pattern *"]
+    )
     assert_no_traceback(result)

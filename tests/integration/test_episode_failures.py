@@ -49,7 +49,9 @@ def test_agent_abort_fails_the_task_as_execution(project: CrmProject) -> None:
 def test_infra_failure_is_reported_without_grading(project: CrmProject) -> None:
     result = project.run("--crm-agent=infra", "-k", "balance_only")
     result.assert_outcomes(failed=1, deselected=5)
-    result.stdout.fnmatch_lines(["tasks/mini.yaml:*: infrastructure failure (excluded from the score): provider returned 503 three times"])
+    result.stdout.fnmatch_lines(
+        ["tasks/mini.yaml:*: infrastructure failure (excluded from the score): provider returned 503 three times"]
+    )
     # An infra episode is not graded: no check is reported as failed.
     assert "SUBFAILED" not in result.stdout.str()
 

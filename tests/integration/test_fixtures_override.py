@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from tests.integration.helpers import MINI_IDS, CrmProject
 
 AGENT_CONFTEST = """

@@ -52,7 +52,9 @@ def test_ini_crm_agent_and_command_line_precedence(mini_project: CrmProject) -> 
 
 def test_package_module_factory(mini_project: CrmProject) -> None:
     mini_project.pytester.syspathinsert()
-    mini_project.pytester.makepyfile(**{"mypkg/__init__": "", "mypkg/agents": BALANCE_AGENT + "\n\ndef make(context):\n    return BalanceAgent()\n"})
+    mini_project.pytester.makepyfile(
+        **{"mypkg/__init__": "", "mypkg/agents": BALANCE_AGENT + "\n\ndef make(context):\n    return BalanceAgent()\n"}
+    )
     result = mini_project.run("--crm-agent=mypkg.agents:make", "-rA")
     assert outcome_by_task(result) == BALANCE_OUTCOMES
     result.stdout.fnmatch_lines(["agent=mypkg.agents:make seed=* termination=user_stop"])
@@ -94,13 +96,16 @@ def test_missing_factory_is_a_usage_error(mini_project: CrmProject) -> None:
     assert_usage_error(result, "agent 'factories:make': 'factories' has no callable 'make'")
 
 
-HOOK_CONFTEST = BALANCE_AGENT + """
+HOOK_CONFTEST = (
+    BALANCE_AGENT
+    + """
 
 def pytest_crmbench_make_agent(name, context):
     if name == "mine":
         return BalanceAgent()
     return None
 """
+)
 
 
 def test_make_agent_hook_builds_a_named_agent(mini_project: CrmProject) -> None:

@@ -94,11 +94,16 @@ def test_timeout_fails_the_task(mini_project: CrmProject) -> None:
 def test_non_positive_limits_are_usage_errors(mini_project: CrmProject, option: str) -> None:
     result = mini_project.run(option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)"])
+    result.stderr.fnmatch_lines(
+        ["ERROR: crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)"]
+    )
     assert "Traceback" not in result.stderr.str()
 
 
-@pytest.mark.parametrize(("option", "kind"), [("--crm-max-turns=abc", "int"), ("--crm-max-iterations=1.5", "int"), ("--crm-timeout=soon", "float")])
+@pytest.mark.parametrize(
+    ("option", "kind"),
+    [("--crm-max-turns=abc", "int"), ("--crm-max-iterations=1.5", "int"), ("--crm-timeout=soon", "float")],
+)
 def test_non_numeric_limits_are_usage_errors(mini_project: CrmProject, option: str, kind: str) -> None:
     result = mini_project.run(option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -106,7 +111,9 @@ def test_non_numeric_limits_are_usage_errors(mini_project: CrmProject, option: s
     result.stderr.fnmatch_lines([f"*argument {name}: invalid {kind} value: '{value}'"])
 
 
-@pytest.mark.parametrize(("ini", "kind"), [("crm_max_turns", "int"), ("crm_max_iterations", "int"), ("crm_timeout", "float")])
+@pytest.mark.parametrize(
+    ("ini", "kind"), [("crm_max_turns", "int"), ("crm_max_iterations", "int"), ("crm_timeout", "float")]
+)
 def test_invalid_ini_limits_are_usage_errors(mini_project: CrmProject, ini: str, kind: str) -> None:
     mini_project.write_config(f'{ini} = "lots"\n')
     result = mini_project.run()

@@ -70,9 +70,14 @@ def test_junitxml_lists_every_task(crm_project: CrmProject) -> None:
     report = crm_project.path / "out.xml"
     assert report.is_file()
     cases = ET.parse(report).getroot().findall(".//testcase")
-    assert [(c.get("classname"), c.get("name")) for c in cases] == [("tasks.mini.yaml", task_id) for task_id in MINI_IDS]
+    assert [(c.get("classname"), c.get("name")) for c in cases] == [
+        ("tasks.mini.yaml", task_id) for task_id in MINI_IDS
+    ]
     failing = cases[0]
     messages = [f.get("message") for f in failing.findall("failure")]
-    assert "tasks/mini.yaml:2: state[0] accounts.ACC-1.balance: FAILED\n  accounts.ACC-1.balance: expected 100.0, got 130.00" in messages
+    assert (
+        "tasks/mini.yaml:2: state[0] accounts.ACC-1.balance: FAILED\n  accounts.ACC-1.balance: expected 100.0, got 130.00"
+        in messages
+    )
     for case in cases[1:]:
         assert case.find("failure") is None and case.find("error") is None

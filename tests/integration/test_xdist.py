@@ -26,7 +26,9 @@ def test_marker_selection_under_xdist_with_strict_markers(mini_project: CrmProje
 
 
 def test_subfailures_are_reported_under_xdist(crm_project: CrmProject) -> None:
-    crm_project.write("mini.yaml", replace_once(mini_text(), "accounts.ACC-1.balance: 130.00", "accounts.ACC-1.balance: 100.00"))
+    crm_project.write(
+        "mini.yaml", replace_once(mini_text(), "accounts.ACC-1.balance: 130.00", "accounts.ACC-1.balance: 100.00")
+    )
     result = crm_project.run_subprocess("-n", "2", "-p", "xdist")
     result.assert_outcomes(failed=2, passed=5)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -52,5 +54,10 @@ def test_collection_error_under_xdist(crm_project: CrmProject) -> None:
     # controller reports the bad one as an error: exit 1. The message is the same one line.
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.assert_outcomes(passed=6, errors=1)
-    result.stdout.fnmatch_lines(["*ERROR collecting tasks/unknown_field.yaml*", "tasks/unknown_field.yaml:8: task 'mini_typo_01': field 'contract.expected_stat': unknown field*"])
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting tasks/unknown_field.yaml*",
+            "tasks/unknown_field.yaml:8: task 'mini_typo_01': field 'contract.expected_stat': unknown field*",
+        ]
+    )
     assert "Traceback" not in result.stdout.str()

@@ -24,9 +24,24 @@ class MiniEnvironment(ToolEnvironment):
     def default_state(self) -> dict[str, Any]:
         return {
             "accounts": {
-                "ACC-1": {"owner": "Ada Lovelace", "status": "active", "balance": Decimal("180.00"), "loyalty_points": 0},
-                "ACC-2": {"owner": "Alan Turing", "status": "active", "balance": Decimal("2450.75"), "loyalty_points": 40},
-                "ACC-3": {"owner": "Grace Hopper", "status": "frozen", "balance": Decimal("75.00"), "loyalty_points": 0},
+                "ACC-1": {
+                    "owner": "Ada Lovelace",
+                    "status": "active",
+                    "balance": Decimal("180.00"),
+                    "loyalty_points": 0,
+                },
+                "ACC-2": {
+                    "owner": "Alan Turing",
+                    "status": "active",
+                    "balance": Decimal("2450.75"),
+                    "loyalty_points": 40,
+                },
+                "ACC-3": {
+                    "owner": "Grace Hopper",
+                    "status": "frozen",
+                    "balance": Decimal("75.00"),
+                    "loyalty_points": 0,
+                },
             },
             "orders": {"ORD-1": {"account_id": "ACC-1", "status": "pending", "total": Decimal("15.50")}},
             "transfers": [],
@@ -85,7 +100,9 @@ class MiniEnvironment(ToolEnvironment):
         source["balance"] -= amount
         target["balance"] += amount
         transfer_id = self.new_id("XFER")
-        self.state["transfers"].append({"id": transfer_id, "from": from_account, "to": to_account, "amount": amount, "at": self.now().isoformat()})
+        self.state["transfers"].append(
+            {"id": transfer_id, "from": from_account, "to": to_account, "amount": amount, "at": self.now().isoformat()}
+        )
         return {"transfer_id": transfer_id, "from_balance": source["balance"]}
 
     @tool
