@@ -10,12 +10,15 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent, Limits, ToolBox
 from pytest_crmbench.errors import AgentConfigError
 from pytest_crmbench.evidence import Message
-from pytest_crmbench.spec import GoldCall, Task
+from pytest_crmbench.grading.paths import resolve
+from pytest_crmbench.matchers import MISSING
+from pytest_crmbench.spec import REPLY_REFERENCE, GoldCall, Task, gold_reference
 
 
 @dataclass(frozen=True)
@@ -62,12 +65,28 @@ class GoldAgent:
             return ""
         self._replied = True
         tools.route("gold")
+        results: list[Any] = []
         for step, gold in enumerate(self._task.gold.path):
-            call = tools.call(gold.tool, gold.args)
+            args = {name: self._resolve(value, results) for name, value in gold.args.items()}
+            call = tools.call(gold.tool, args)
+            results.append(call.result)
             if call.status != gold.expect:
                 detail = (call.error or {}).get("message", "") if call.error else f"result {call.result!r}"
                 self.mismatches.append(GoldMismatch(step, gold, call.status, str(detail)))
-        return self._task.gold.reply
+        return REPLY_REFERENCE.sub(
+            lambda m: str(self._resolve({"$from": m.group(1) + m.group(2)}, results)), self._task.gold.reply
+        )
+
+    @staticmethod
+    def _resolve(value: Any, results: list[Any]) -> Any:
+        reference = gold_reference(value)
+        if reference is None:
+            return value
+        step, path = reference
+        found = resolve(results[step], path)
+        # An unresolvable reference becomes a visibly wrong argument, so the step's status
+        # (and the mismatch report) shows it rather than silently sending nothing.
+        return f"<unresolved $from {step}.{path}>" if found is MISSING else found
 
 
 class NullAgent:

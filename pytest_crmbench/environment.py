@@ -28,6 +28,7 @@ validates arguments, enforces which tools are exposed, runs the tool, rolls the 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import random
@@ -79,12 +80,13 @@ class ToolSpec:
     args_model: type[BaseModel]
 
     def json_schema(self) -> dict[str, Any]:
-        """OpenAI-style function schema (``{"type": "function", "function": {...}}``)."""
-        parameters = _strip_titles(self.args_model.model_json_schema())
-        return {
-            "type": "function",
-            "function": {"name": self.name, "description": self.description, "parameters": parameters},
-        }
+        """OpenAI-style function schema (``{"type": "function", "function": {...}}``).
+
+        Built once per tool (tau2-bench regenerates schemas on every model call: 7 % of its CPU);
+        callers get a copy they may modify.
+        """
+        schema: dict[str, Any] = clone(_function_schema(self.name, self.description, self.args_model))
+        return schema
 
 
 @overload
@@ -123,7 +125,8 @@ class ToolEnvironment:
     def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:
         # ``initial_state`` is a sparse override; the merged tree is kept untouched as the
         # reference for protected-path checks, and the live state is a private copy of it.
-        self.initial_state: dict[str, Any] = deep_merge(self.cached_default_state(), initial_state or {})
+        override = self.prepare_override(initial_state) if initial_state else {}
+        self.initial_state: dict[str, Any] = deep_merge(self.cached_default_state(), override)
         self.state: dict[str, Any] = clone(self.initial_state)
         self.seed = seed
         self.rng = random.Random(seed)
@@ -136,6 +139,13 @@ class ToolEnvironment:
     def default_state(self) -> dict[str, Any]:
         """The resettable world. Called once per process; must be deterministic and JSON-like."""
         raise NotImplementedError(f"{type(self).__name__} must implement default_state()")
+
+    def prepare_override(self, override: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Turn a task's YAML override into state values (say, money strings into Decimal).
+
+        Called once per reset with the sparse override only; the default returns it unchanged.
+        """
+        return override
 
     @classmethod
     def cached_default_state(cls) -> dict[str, Any]:
@@ -200,16 +210,18 @@ class ToolEnvironment:
         except ValidationError as exc:
             return self._record(turn, node, name, decoded, "error", error=_validation_problem(exc))
         snapshot = clone(self.state) if spec.kind == "write" else None
+        effective = {field: getattr(validated, field) for field in type(validated).model_fields}
         try:
-            result = spec.method(self, **{field: getattr(validated, field) for field in type(validated).model_fields})
+            result = spec.method(self, **effective)
         except Rejection as rejection:
             self._restore(snapshot)
-            return self._record(turn, node, name, decoded, "rejected", error=rejection.as_error())
+            return self._record(turn, node, name, decoded, "rejected", error=rejection.as_error(), effective=effective)
         except Exception as exc:  # a bug in the domain must not crash the episode
             self._restore(snapshot)
             error = {"type": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
-            return self._record(turn, node, name, decoded, "error", error=error)
-        return self._record(turn, node, name, decoded, "ok", result=result)
+            return self._record(turn, node, name, decoded, "error", error=error, effective=effective)
+        # A copy: a tool returning a piece of live state must not see its trace rewritten later.
+        return self._record(turn, node, name, decoded, "ok", result=clone(result), effective=effective)
 
     def _visible(self, exposed: Collection[str] | None) -> list[str]:
         return [n for n in self.tools if exposed is None or n in exposed]
@@ -228,6 +240,7 @@ class ToolEnvironment:
         *,
         result: Any = None,
         error: dict[str, Any] | None = None,
+        effective: dict[str, Any] | None = None,
     ) -> ToolCall:
         call = ToolCall(
             index=len(self.trace),
@@ -238,12 +251,19 @@ class ToolEnvironment:
             status=status,
             result=result,
             error=error,
+            effective_arguments=effective,
         )
         self.trace.append(call)
         return call
 
 
 # -- tool registration internals -------------------------------------------------------------
+
+
+@functools.cache
+def _function_schema(name: str, description: str, args_model: type[BaseModel]) -> dict[str, Any]:
+    parameters = _strip_titles(args_model.model_json_schema())
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
 
 
 def _collect_tools(cls: type) -> dict[str, ToolSpec]:

@@ -51,12 +51,19 @@ class ToolCall(_Record):
     node: str | None
     name: str
     arguments: Any = Field(description="Decoded arguments, or the raw string when they were undecodable.")
+    effective_arguments: dict[str, Any] | None = Field(
+        None, description="The arguments the tool ran with, defaults included; None when they never validated."
+    )
     status: ToolStatus
     result: Any = None
     error: dict[str, Any] | None = Field(
         None,
         description="For 'rejected': {status: 403|404|409|422, code, message}; for 'error': {type, message}.",
     )
+
+    def graded_arguments(self) -> Any:
+        """What parameter checks read: the effective arguments when the call validated, else the raw ones."""
+        return self.effective_arguments if self.effective_arguments is not None else self.arguments
 
     def output(self) -> Any:
         """What the model is shown as the tool's answer."""

@@ -9,6 +9,7 @@ nothing unless an error needs the line of a nested field.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,21 @@ from pydantic import ValidationError
 from pytest_crmbench.errors import SpecError, SpecErrors
 from pytest_crmbench.spec import Task
 
-_Loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml when available; YAML floats become exact Decimals (``130.00`` stays ``130.00``)."""
+
+
+def _construct_decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    text = str(loader.construct_scalar(node)).replace("_", "")
+    try:
+        number = Decimal(text)
+    except InvalidOperation:  # .inf / .nan: keep YAML's own meaning
+        return loader.construct_yaml_float(node)
+    return number if number.is_finite() else loader.construct_yaml_float(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:float", _construct_decimal)
 
 
 @dataclass(frozen=True)

@@ -163,7 +163,25 @@ class Contract(_Model):
         return bool(self.expected_actions or self.expected_params or self.action_order or self.expected_state)
 
 
+_REFERENCE = re.compile(r"^(\d+)((?:\.[^.\s]+)+)$")
+
+
+def gold_reference(value: Any) -> tuple[int, str] | None:
+    """``(step, path)`` for a gold argument ``{$from: "2.transaction_id"}``, else None."""
+    if isinstance(value, dict) and set(value) == {"$from"} and isinstance(value["$from"], str):
+        match = _REFERENCE.match(value["$from"])
+        if match:
+            return int(match.group(1)), match.group(2)[1:]
+    return None
+
+
 class GoldCall(_Model):
+    """One step of a gold path.
+
+    An argument may be ``{$from: "<step>.<path>"}``: the value at ``path`` in the result of an
+    earlier step, for ids the environment generates (``TXN-…``) and so depend on the seed.
+    """
+
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     expect: Literal["ok", "rejected"] = Field(
@@ -171,11 +189,41 @@ class GoldCall(_Model):
     )
 
 
+REPLY_REFERENCE = re.compile(r"\$\{(\d+)((?:\.[^.\s}]+)+)\}")
+"""``${2.transaction_id}`` inside a gold reply: a value from an earlier step's result."""
+
+
 class Gold(_Model):
-    """An architecture-independent reference solution: ordered tool calls and a final reply."""
+    """An architecture-independent reference solution: ordered tool calls and a final reply.
+
+    The reply may quote generated values as ``${<step>.<path>}``.
+    """
 
     path: list[GoldCall] = Field(default_factory=list)
     reply: str
+
+    @model_validator(mode="after")
+    def _references_point_back(self) -> Gold:
+        for index, step in enumerate(self.path):
+            for name, value in step.args.items():
+                if not (isinstance(value, dict) and "$from" in value):
+                    continue
+                reference = gold_reference(value)
+                if reference is None:
+                    raise ValueError(
+                        f"path[{index}].args.{name}: $from needs the form '<step>.<path>', e.g. '0.transaction_id'"
+                    )
+                if reference[0] >= index:
+                    raise ValueError(f"path[{index}].args.{name}: $from must name an earlier step (0..{index - 1})")
+                if self.path[reference[0]].expect != "ok":
+                    raise ValueError(
+                        f"path[{index}].args.{name}: $from names step {reference[0]}, which is expected to be rejected"
+                    )
+        for match in REPLY_REFERENCE.finditer(self.reply):
+            target = int(match.group(1))
+            if target >= len(self.path) or self.path[target].expect != "ok":
+                raise ValueError(f"reply: {match.group(0)} must name a step of the path that is expected to succeed")
+        return self
 
 
 class Task(_Model):

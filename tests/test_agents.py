@@ -50,3 +50,43 @@ def test_gold_agent_reports_steps_whose_status_differs(
     run_episode(task, mini_env_class(seed=1), agent, ScriptedUser(task), agent_name="gold")
     assert [(m.step, m.status) for m in agent.mismatches] == [(0, "rejected")]
     assert "No account ACC-404" in agent.mismatches[0].detail
+
+
+def test_gold_references_resolve_generated_ids_for_any_seed(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    data = mini_tasks["mini_balance_only_01"].model_dump()
+    data["gold"] = {
+        "path": [
+            {"tool": "execute_transfer", "args": {"from_account": "ACC-2", "to_account": "ACC-1", "amount": 5}},
+            {"tool": "log_note", "args": {"text": {"$from": "0.transfer_id"}}},
+        ],
+        "reply": "Sent as ${0.transfer_id}; balance ${0.from_balance}.",
+    }
+    task = Task.model_validate(data)
+    for seed in (1, 2):
+        env = mini_env_class(seed=seed)
+        agent = GoldAgent(task)
+        evidence = run_episode(task, env, agent, ScriptedUser(task), agent_name="gold")
+        transfer_id = env.state["transfers"][0]["id"]
+        assert env.state["log"] == [{"text": transfer_id, "account_id": None}]
+        assert evidence.messages[-1].content == f"Sent as {transfer_id}; balance 2445.75."
+        assert agent.mismatches == []
+
+
+def test_an_unresolvable_gold_reference_is_a_visible_mismatch(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    data = mini_tasks["mini_balance_only_01"].model_dump()
+    data["gold"] = {
+        "path": [
+            {"tool": "get_balance", "args": {"account_id": "ACC-1"}},
+            {"tool": "get_balance", "args": {"account_id": {"$from": "0.no_such_field"}}},
+        ],
+        "reply": "r",
+    }
+    task = Task.model_validate(data)
+    agent = GoldAgent(task)
+    run_episode(task, mini_env_class(seed=1), agent, ScriptedUser(task), agent_name="gold")
+    assert [(m.step, m.status) for m in agent.mismatches] == [(1, "rejected")]
+    assert "<unresolved $from 0.no_such_field>" in agent.mismatches[0].detail

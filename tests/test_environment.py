@@ -179,3 +179,44 @@ def test_tools_need_docstrings_and_hints() -> None:
 def test_rejection_status_must_be_a_business_code() -> None:
     with pytest.raises(ValueError, match="rejection status"):
         Rejection(500, "X", "server error is not a business rejection")
+
+
+def test_defaults_are_part_of_the_effective_arguments(mini_env_class: type[ToolEnvironment]) -> None:
+    call = mini_env_class(seed=1).call("log_note", {"text": "hi"})
+    assert call.arguments == {"text": "hi"}
+    assert call.effective_arguments == {"text": "hi", "account_id": None}
+    assert call.graded_arguments() == call.effective_arguments
+    bad = mini_env_class(seed=1).call("log_note", {"txt": "hi"})
+    assert bad.effective_arguments is None and bad.graded_arguments() == {"txt": "hi"}
+
+
+def test_results_are_copies_of_live_state(mini_env_class: type[ToolEnvironment]) -> None:
+    class Leaky(mini_env_class):  # type: ignore[misc,valid-type]
+        @tool(kind="read")
+        def account(self, account_id: str) -> dict[str, Any]:
+            """Return the live account record.
+
+            Args:
+                account_id: Account id.
+            """
+            return self.state["accounts"][account_id]  # type: ignore[no-any-return]
+
+    env = Leaky(seed=1)
+    call = env.call("account", {"account_id": "ACC-1"})
+    env.call("execute_transfer", {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 10})
+    assert call.result["balance"] == Decimal("180.00")
+
+
+def test_prepare_override_converts_the_override_once_per_reset(mini_env_class: type[ToolEnvironment]) -> None:
+    seen: list[Any] = []
+
+    class Normalizing(mini_env_class):  # type: ignore[misc,valid-type]
+        def prepare_override(self, override: Any) -> Any:
+            seen.append(override)
+            return {"accounts": {"ACC-1": {"balance": Decimal(str(override["accounts"]["ACC-1"]["balance"]))}}}
+
+    env = Normalizing({"accounts": {"ACC-1": {"balance": 12.5}}}, seed=1)
+    assert env.state["accounts"]["ACC-1"]["balance"] == Decimal("12.5")
+    assert type(env.state["accounts"]["ACC-1"]["balance"]) is Decimal
+    Normalizing(seed=1)
+    assert len(seen) == 1  # no override, no call

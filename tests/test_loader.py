@@ -1,3 +1,4 @@
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -81,3 +82,11 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_format_loc() -> None:
     assert format_loc(("contract", "expected_params", 0, "tool")) == "contract.expected_params[0].tool"
     assert format_loc((0,)) == "[0]"
+
+
+def test_yaml_decimals_are_exact() -> None:
+    text = "- id: d_x_01\n  domain: d\n  capabilities: [x]\n  difficulty: easy\n  user: {persona: p, goal: g, stop: s}\n  contract: {expected_state: {a: 130.00, b: 0.1, c: 7, d: .inf}}\n  gold: {reply: r}\n"
+    (record,) = parse_task_text(text, path=Path("d.yaml"))
+    state = record.task.contract.expected_state
+    assert state == {"a": Decimal("130.00"), "b": Decimal("0.1"), "c": 7, "d": float("inf")}
+    assert str(state["a"]) == "130.00"  # diffs show what the author wrote

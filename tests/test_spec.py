@@ -107,3 +107,33 @@ def test_schema_command_prints_the_trajectory_schema(capsys: pytest.CaptureFixtu
     assert main(["schema", "--kind", "trajectory"]) == 0
     schema = json.loads(capsys.readouterr().out)
     assert {"messages", "routing", "tool_calls", "final_state", "termination"} <= set(schema["properties"])
+
+
+@pytest.mark.parametrize(
+    ("gold", "message"),
+    [
+        ({"path": [{"tool": "a", "args": {"x": {"$from": "0.id"}}}], "reply": "r"}, "must name an earlier step"),
+        (
+            {"path": [{"tool": "a"}, {"tool": "b", "args": {"x": {"$from": "first.id"}}}], "reply": "r"},
+            "needs the form",
+        ),
+        (
+            {
+                "path": [{"tool": "a", "expect": "rejected"}, {"tool": "b", "args": {"x": {"$from": "0.id"}}}],
+                "reply": "r",
+            },
+            "expected to be rejected",
+        ),
+        ({"path": [{"tool": "a"}], "reply": "see ${1.id}"}, "must name a step of the path"),
+    ],
+)
+def test_gold_references_are_validated(gold: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        task(gold=gold)
+
+
+def test_valid_gold_references() -> None:
+    gold = task(
+        gold={"path": [{"tool": "a"}, {"tool": "b", "args": {"x": {"$from": "0.ids.0"}}}], "reply": "id ${0.ids.0}"}
+    ).gold
+    assert gold.path[1].args == {"x": {"$from": "0.ids.0"}}

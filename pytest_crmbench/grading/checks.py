@@ -85,14 +85,14 @@ def _check_params(index: int, spec: ExpectedParams, trace: Sequence[ToolCall]) -
             f"no successful call of {spec.tool} ({summarize_attempts(trace, spec.tool)})",
         )
     candidates = calls[:1] if spec.match == "first" else calls
-    misses = [unmet_args(spec.args, c.arguments) for c in candidates]
+    misses = [unmet_args(spec.args, c.graded_arguments()) for c in candidates]
     if any(not miss for miss in misses):
         return _verdict("param", name, True, expected, None, "")
     lines = [f"expected {spec.tool} with " + ", ".join(f"{k}={v}" for k, v in expected.items())]
     for call, miss in zip(candidates, misses, strict=True):
         got = ", ".join(f"{k}={show(v)}" for k, v in miss.items())
         lines.append(f"  call #{call.index} (turn {call.turn}) differs: {got}")
-    return _verdict("param", name, False, expected, [c.arguments for c in candidates], "\n".join(lines))
+    return _verdict("param", name, False, expected, [c.graded_arguments() for c in candidates], "\n".join(lines))
 
 
 def is_subsequence(needle: Sequence[str], haystack: Sequence[str]) -> bool:
@@ -165,12 +165,17 @@ def check_forbidden_params(contract: Contract, trace: Sequence[ToolCall]) -> lis
 
 
 def _check_forbidden_params(index: int, spec: ForbiddenParams, trace: Sequence[ToolCall]) -> CheckVerdict:
-    hits = [c for c in trace if c.name == spec.tool and not unmet_args(spec.args, c.arguments)]
+    hits = [c for c in trace if c.name == spec.tool and not unmet_args(spec.args, c.graded_arguments())]
     pattern = ", ".join(f"{k}={describe(v)}" for k, v in spec.args.items())
     shown = "\n".join(f"  #{c.index} turn {c.turn} {c.status} {show(c.arguments)}" for c in hits)
     diff = f"no attempt of {spec.tool} may match {pattern}; matching attempts:\n{shown}"
     return _verdict(
-        "forbidden", f"forbidden.param[{index}] {spec.tool}", not hits, pattern, [c.arguments for c in hits], diff
+        "forbidden",
+        f"forbidden.param[{index}] {spec.tool}",
+        not hits,
+        pattern,
+        [c.graded_arguments() for c in hits],
+        diff,
     )
 
 

@@ -121,7 +121,7 @@ def test_failed_state_check_is_its_own_subfailure(crm_project: CrmProject) -> No
         [
             "*task mini_transfer_retry_01 [[]state[[]0] accounts.ACC-1.balance]*",
             "tasks/mini.yaml:2: state[[]0] accounts.ACC-1.balance: FAILED",
-            "  accounts.ACC-1.balance: expected 100.0, got 130.00",
+            "  accounts.ACC-1.balance: expected 100.00, got 130.00",
             "*task mini_transfer_retry_01 __*",
             "contains 1 failed subtest",
             f"*{TRANSCRIPT}*",
@@ -139,7 +139,7 @@ def test_failed_state_check_is_its_own_subfailure(crm_project: CrmProject) -> No
     out = result.stdout.str()
     assert out.count(TRANSCRIPT) == 1
     # The failing check is shown once (its own report), not repeated in the item's report.
-    assert out.count("expected 100.0, got 130.00") == 1
+    assert out.count("expected 100.00, got 130.00") == 1
     assert "Traceback" not in out and "pytest_crmbench/" not in out
 
 

@@ -76,7 +76,7 @@ def test_junitxml_lists_every_task(crm_project: CrmProject) -> None:
     failing = cases[0]
     messages = [f.get("message") for f in failing.findall("failure")]
     assert (
-        "tasks/mini.yaml:2: state[0] accounts.ACC-1.balance: FAILED\n  accounts.ACC-1.balance: expected 100.0, got 130.00"
+        "tasks/mini.yaml:2: state[0] accounts.ACC-1.balance: FAILED\n  accounts.ACC-1.balance: expected 100.00, got 130.00"
         in messages
     )
     for case in cases[1:]:
