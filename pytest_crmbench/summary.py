@@ -21,6 +21,7 @@ class RunSummary:
     def __init__(self) -> None:
         self.outcomes: Counter[str] = Counter()
         self.not_judged_criteria = 0
+        self.tasks_with_unjudged_criteria = 0
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call" or isinstance(report, pytest.SubtestReport):
@@ -30,7 +31,9 @@ class RunSummary:
         if isinstance(outcome, str):
             self.outcomes[outcome] += 1
             not_judged = properties.get(NOT_JUDGED_PROPERTY, 0)
-            self.not_judged_criteria += not_judged if isinstance(not_judged, int) else 0
+            if isinstance(not_judged, int) and not_judged > 0:
+                self.not_judged_criteria += not_judged
+                self.tasks_with_unjudged_criteria += 1
 
     def lines(self) -> list[str]:
         total = sum(self.outcomes.values())
@@ -38,10 +41,11 @@ class RunSummary:
             return []
         counts = ", ".join(f"{self.outcomes[o]} {o.replace('_', ' ')}" for o in OUTCOMES)
         lines = [f"{total} task(s): {counts}"]
-        if self.outcomes["not_judged"]:
+        if self.not_judged_criteria:
             lines.append(
-                f"{self.not_judged_criteria} reply criteria in {self.outcomes['not_judged']} task(s) were not judged "
-                "(no judge model configured); those tasks passed every other check but are not counted as successes."
+                f"{self.not_judged_criteria} reply criteria in {self.tasks_with_unjudged_criteria} task(s) were not "
+                f"judged (no judge model configured); {self.outcomes['not_judged']} of those tasks passed every other "
+                "check but are not counted as successes."
             )
         return lines
 
