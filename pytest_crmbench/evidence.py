@@ -57,7 +57,7 @@ class ToolCall(_Record):
     status: ToolStatus
     result: Any = None
     error: dict[str, Any] | None = Field(
-        None,
+        default=None,
         description="For 'rejected': {status: 403|404|409|422, code, message}; for 'error': {type, message}.",
     )
 
@@ -70,6 +70,28 @@ class ToolCall(_Record):
         if self.status == "ok":
             return jsonable(self.result)
         return {"error": {"outcome": self.status, **(self.error or {})}}
+
+
+Role = Literal["agent", "user", "judge"]
+
+
+class Usage(_Record):
+    """Model usage of one role in one episode. Cost is cache-neutral (spec §A.3): prompt tokens x
+    input price + completion tokens x output price, whatever the cache status; None when the
+    price of some call is unknown (never reported as zero)."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: Decimal | None = Decimal(0)
+    latency_s: float = 0.0
+
+    def add(self, *, prompt_tokens: int, completion_tokens: int, cost_usd: Decimal | None, latency_s: float) -> None:
+        self.calls += 1
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+        self.cost_usd = None if self.cost_usd is None or cost_usd is None else self.cost_usd + cost_usd
+        self.latency_s += latency_s
 
 
 class Termination(_Record):
@@ -90,6 +112,7 @@ class Evidence(_Record):
     initial_state: dict[str, Any] = Field(default_factory=dict)
     final_state: dict[str, Any] = Field(default_factory=dict)
     termination: Termination
+    usage: dict[Role, Usage] = Field(default_factory=dict, description="Model usage per role during the episode.")
 
     def assistant_messages(self) -> list[str]:
         return [m.content for m in self.messages if m.role == "assistant"]

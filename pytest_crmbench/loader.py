@@ -61,8 +61,8 @@ def load_task_file(path: Path, *, display_path: str | None = None) -> list[TaskR
     return parse_task_text(text, path=path, display_path=shown)
 
 
-def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
-    shown = display_path or str(path)
+def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
+    """The document and its node tree (for line numbers). Raises SpecErrors on malformed YAML."""
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
@@ -71,6 +71,12 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
         raise SpecErrors([_yaml_error(exc, shown)]) from None
     finally:
         loader.dispose()
+    return data, root
+
+
+def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
+    shown = display_path or str(path)
+    data, root = parse_yaml(text, shown)
     if data is None:
         return []
     if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
@@ -88,7 +94,7 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
         try:
             task = Task.model_validate(raw)
         except ValidationError as exc:
-            errors.extend(_spec_errors(exc, node, shown, task_id))
+            errors.extend(validation_errors(exc, node, shown, task_id))
             continue
         if task.id in first_line:
             errors.append(
@@ -131,7 +137,8 @@ def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
     return _line_of(root.value[record.index], loc)
 
 
-def _spec_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None) -> list[SpecError]:
+def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None = None) -> list[SpecError]:
+    """One SpecError per pydantic error, each with the line of the offending YAML node."""
     errors = []
     for err in exc.errors(include_url=False):
         loc = _clean_loc(err["loc"])

@@ -185,7 +185,8 @@ class GoldCall(_Model):
     tool: str
     args: dict[str, Any] = Field(default_factory=dict)
     expect: Literal["ok", "rejected"] = Field(
-        "ok", description="The status the replayed call must get; a rejected step documents a refusal the agent meets."
+        default="ok",
+        description="The status the replayed call must get; a rejected step documents a refusal the agent meets.",
     )
 
 
@@ -231,7 +232,7 @@ class Task(_Model):
 
     id: Name
     domain: Name
-    title: str | None = Field(None, description="One line for humans; shown in verbose output.")
+    title: str | None = Field(default=None, description="One line for humans; shown in verbose output.")
     capabilities: list[Name] = Field(min_length=1, max_length=4)
     difficulty: Difficulty
     marks: list[Name] = Field(default_factory=list, description="Extra pytest markers.")

@@ -80,3 +80,23 @@ def test_scripted_user_opens_with_the_opening_or_the_goal(mini_tasks: dict[str, 
     no_opening = Task.model_validate({**task.model_dump(), "user": {**task.user.model_dump(), "opening": None}})
     assert ScriptedUser(no_opening).open() == task.user.goal
     assert ScriptedUser(task).respond([]).stop
+
+
+def test_usage_adds_up_and_an_unknown_price_stays_unknown() -> None:
+    from decimal import Decimal
+
+    from pytest_crmbench.evidence import Usage
+
+    usage = Usage()
+    usage.add(prompt_tokens=100, completion_tokens=10, cost_usd=Decimal("0.001"), latency_s=0.5)
+    usage.add(prompt_tokens=50, completion_tokens=5, cost_usd=Decimal("0.002"), latency_s=0.25)
+    assert (usage.calls, usage.prompt_tokens, usage.completion_tokens, usage.cost_usd, usage.latency_s) == (
+        2,
+        150,
+        15,
+        Decimal("0.003"),
+        0.75,
+    )
+    usage.add(prompt_tokens=1, completion_tokens=1, cost_usd=None, latency_s=0)
+    usage.add(prompt_tokens=1, completion_tokens=1, cost_usd=Decimal(1), latency_s=0)
+    assert usage.cost_usd is None

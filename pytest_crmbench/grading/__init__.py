@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from pytest_crmbench.errors import InfraError
 from pytest_crmbench.evidence import FAILED_TERMINATIONS, Evidence
 from pytest_crmbench.grading import checks
 from pytest_crmbench.grading.verdict import CheckVerdict, Outcome, TaskVerdict, primary_label
@@ -57,7 +58,12 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
     termination = evidence.termination
     if termination.reason == "infra":
         return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=termination.detail)
-    verdicts = grade_checks(task, evidence, judge)
+    try:
+        verdicts = grade_checks(task, evidence, judge)
+    except InfraError as exc:
+        # The judge failed after its retries: the episode cannot be scored (spec §A.3), which is
+        # not the model's fault.
+        return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=f"judge: {exc}")
     failed: set[str] = {v.family for v in verdicts if v.status == "failed"}
     if termination.reason in FAILED_TERMINATIONS:
         failed.add("execution")

@@ -6,6 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pytest_crmbench.evidence import Usage
+
 Family = Literal["action", "forbidden", "state", "param", "reply", "order", "collateral"]
 LABEL_PRIORITY: tuple[str, ...] = ("execution", "action", "forbidden", "state", "param", "reply", "order", "collateral")
 """Primary-label priority of spec §A.2, preceded by ``execution``: a model-attributable run failure
@@ -47,6 +49,7 @@ class TaskVerdict(BaseModel):
     checks: list[CheckVerdict] = Field(default_factory=list)
     termination: str
     detail: str | None = None
+    judge_usage: Usage | None = Field(default=None, description="Model usage of the semantic judge, when one ran.")
 
     def failed_checks(self) -> list[CheckVerdict]:
         return [c for c in self.checks if c.status == "failed"]

@@ -194,3 +194,19 @@ def test_limits_end_the_episode(mini_tasks: dict[str, Task], mini_env_class: typ
         clock=lambda: next(ticks),
     )
     assert evidence.termination.reason == "timeout"
+
+
+def test_a_judge_infra_failure_makes_the_task_infra_not_failed(mini_tasks: dict[str, Task]) -> None:
+    from pytest_crmbench.errors import InfraError
+
+    def broken_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
+        raise InfraError("judge returned invalid JSON 3 times")
+
+    task = mini_tasks["mini_balance_only_01"]
+    evidence = Evidence(task_id=task.id, agent="a", termination=Termination(reason="user_stop"))
+    verdict = grade(task, evidence, broken_judge)
+    assert (verdict.outcome, verdict.primary_label, verdict.detail) == (
+        "infra",
+        None,
+        "judge: judge returned invalid JSON 3 times",
+    )

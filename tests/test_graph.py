@@ -1,0 +1,63 @@
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.errors import SpecErrors
+from pytest_crmbench.graph import find_graph, load_graph
+
+from .conftest import DATA
+
+
+def test_mini_graph(mini_env_class: type[ToolEnvironment]) -> None:
+    graph = load_graph(DATA / "agents" / "mini.yaml")
+    assert graph.node_names() == ["balance", "transfer", "checkout", "admin", "general"]
+    assert graph.nodes_exposing("get_balance") == ["balance", "transfer"]
+    assert graph.unknown_tools(mini_env_class.tool_names()) == {}
+    assert "broken_tool" not in graph.tools()
+
+
+def write(tmp_path: Path, body: str, name: str = "mini.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(body)
+    return path
+
+
+NODES = "nodes:\n  - {name: a, description: d, instruction: i, tools: [t]}\n  - {name: general, description: d, instruction: i}\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (
+            "domain: mini\nprompt: p\nnodes:\n  - {name: a, description: d, instruction: i, tools: [t]}\n",
+            "tool-free 'general' fallback",
+        ),
+        (
+            "domain: mini\nprompt: p\nnodes:\n  - {name: general, description: d, instruction: i, tools: [t]}\n",
+            "tool-free 'general' fallback",
+        ),
+        (
+            "domain: mini\nprompt: p\n" + NODES + "  - {name: a, description: d, instruction: i}\n",
+            "node names must be unique: a",
+        ),
+        (
+            "domain: mini\nprompt: p\n" + NODES + "  - {name: unsafe, description: d, instruction: i}\n",
+            "reserved router label",
+        ),
+        (
+            "domain: mini\nprompt: p\n" + NODES.replace("instruction: i, tools", "instructions: i, tools"),
+            "mini.yaml:4: field 'nodes[0].instructions': unknown field",
+        ),
+        ("domain: other\nprompt: p\n" + NODES, "does not match the file name"),
+        ("- just a list\n", "must be a YAML mapping"),
+    ],
+)
+def test_malformed_graphs(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(SpecErrors, match=message.replace("[", r"\[").replace("]", r"\]")):
+        load_graph(write(tmp_path, body))
+
+
+def test_find_graph(tmp_path: Path) -> None:
+    assert find_graph([tmp_path, DATA / "agents"], "mini") == DATA / "agents" / "mini.yaml"
+    assert find_graph([tmp_path], "mini") is None
