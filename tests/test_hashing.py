@@ -1,0 +1,42 @@
+from decimal import Decimal
+from pathlib import Path
+
+from pytest_crmbench.hashing import canonical_json, combined_hash, content_hash, file_hash
+from pytest_crmbench.loader import parse_task_text
+
+TASK = "- id: d_x_01\n  domain: d\n  capabilities: [x]\n  difficulty: easy\n  user: {persona: p, goal: g, stop: s}\n  contract: {expected_state: {a: 1.50}}\n  gold: {reply: r}\n"
+REFORMATTED = """
+- domain: d      # keys in another order, block style, a comment
+  id: d_x_01
+  difficulty: easy
+  capabilities:
+    - x
+  user:
+    goal: g
+    persona: p
+    stop: s
+  gold:
+    reply: r
+  contract:
+    expected_state:
+      a: 1.50
+"""
+
+
+def test_formatting_does_not_change_a_task_hash() -> None:
+    (a,) = parse_task_text(TASK, path=Path("a.yaml"))
+    (b,) = parse_task_text(REFORMATTED, path=Path("b.yaml"))
+    assert content_hash(a.task) == content_hash(b.task)
+    (c,) = parse_task_text(TASK.replace("goal: g", "goal: h"), path=Path("c.yaml"))
+    assert content_hash(c.task) != content_hash(a.task)
+
+
+def test_canonical_json_is_exact_and_sorted() -> None:
+    assert canonical_json({"b": Decimal("1.50"), "a": [1, "é"]}) == '{"a":[1,"é"],"b":"1.50"}'
+
+
+def test_combined_hash_ignores_order(tmp_path: Path) -> None:
+    assert combined_hash({"a": "1", "b": "2"}) == combined_hash({"b": "2", "a": "1"})
+    path = tmp_path / "f"
+    path.write_bytes(b"x")
+    assert file_hash(path) == "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
