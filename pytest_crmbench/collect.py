@@ -7,6 +7,7 @@ request fixtures like any test function (no private fixture API): ``--lf``, reru
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -19,11 +20,12 @@ from pytest_crmbench.evidence import Evidence
 from pytest_crmbench.grading import ReplyJudge, grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.loader import TaskRecord, field_line, load_task_file
+from pytest_crmbench.recorder import record_settings_key
 from pytest_crmbench.registry import discover, environment_for
 from pytest_crmbench.render import transcript
+from pytest_crmbench.results import finished_properties
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
-from pytest_crmbench.summary import NOT_JUDGED_PROPERTY, OUTCOME_PROPERTY
 from pytest_crmbench.users import User
 
 
@@ -50,12 +52,26 @@ class TaskFile(pytest.File):
             _check_domains(records, environments(self.config), shown)
         except CrmbenchError as exc:
             raise self.CollectError(str(exc)) from None
+        trials = self.config.stash[settings_key].trials
         items: list[TaskItem] = []
         for record in records:
-            # Every item of a file requests the same fixtures; computing the closure once per
-            # file instead of once per item is a third of collection time at 555 tasks.
-            shared = {"fixtureinfo": items[0]._fixtureinfo} if items else {}
-            items.append(TaskItem.from_parent(self, name=record.task.id, callobj=run_crm_task, record=record, **shared))
+            # One item per trial (pytest's parametrize does not reach these items); the trial is
+            # 0-based like Evidence.trial and seeds, and shown 1-based: id[t1] ... id[tk].
+            for trial in range(trials):
+                name = record.task.id if trials == 1 else f"{record.task.id}[t{trial + 1}]"
+                # Every item of a file requests the same fixtures; computing the closure once per
+                # file instead of once per item is a third of collection time at 555 tasks.
+                shared = {"fixtureinfo": items[0]._fixtureinfo} if items else {}
+                items.append(
+                    TaskItem.from_parent(
+                        self,
+                        name=name,
+                        callobj=run_crm_task,
+                        record=record,
+                        trial=trial,
+                        **shared,
+                    )
+                )
         return items
 
 
@@ -84,9 +100,10 @@ def environments(config: pytest.Config) -> dict[str, type[ToolEnvironment]]:
 class TaskItem(pytest.Function):
     """One task record: an episode, then one sub-assertion per declared check."""
 
-    def __init__(self, *, record: TaskRecord, **kwargs: Any) -> None:
+    def __init__(self, *, record: TaskRecord, trial: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.record = record
+        self.trial = trial
         for marker in record.task.markers():
             _ensure_registered(self.config, marker)
             self.add_marker(marker)
@@ -124,6 +141,7 @@ def run_crm_task(
 ) -> None:
     """The body of every task item."""
     item = request.node
+    started = time.monotonic()
     evidence = run_episode(
         crm_task,
         crm_env,
@@ -133,11 +151,22 @@ def run_crm_task(
         limits=crm_settings.limits,
         trial=getattr(item, "trial", 0),
     )
+    latency_s = time.monotonic() - started
     verdict = grade(crm_task, evidence, crm_judge)
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
-    item.user_properties.append((OUTCOME_PROPERTY, verdict.outcome))
-    item.user_properties.append((NOT_JUDGED_PROPERTY, sum(c.status == "not_judged" for c in verdict.checks)))
+    # The result record travels to the controller on the report (before any check can fail).
+    item.user_properties.extend(
+        finished_properties(
+            crm_task,
+            evidence,
+            verdict,
+            settings=crm_settings,
+            latency_s=latency_s,
+            nodeid=item.nodeid,
+            with_trace=item.config.stash[record_settings_key].run_dir is not None,
+        )
+    )
     try:
         for check in verdict.checks:
             with subtests.test(msg=check.name):

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from pytest_crmbench import fixtures, hookspec
+from pytest_crmbench import fixtures, hookspec, recorder
 from pytest_crmbench.agents import AgentContext, load_factory
 from pytest_crmbench.collect import TaskFile
 from pytest_crmbench.episode import Agent, Limits
@@ -21,7 +21,6 @@ from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
 from pytest_crmbench.stash import registered_markers_key, settings_key
-from pytest_crmbench.summary import RunSummary
 
 T = TypeVar("T")
 
@@ -66,6 +65,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="Per-task wall-clock limit (a failure). Default 1200.",
     )
+    recorder.add_options(parser)
     parser.addini("crm_agent", "Default agent (see --crm-agent).", default="gold")
     parser.addini("crm_seed", "Default base seed (see --crm-seed).", default="0")
     parser.addini("crm_max_turns", "Default user-turn limit.", default="30")
@@ -97,8 +97,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[registered_markers_key] = set()
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
-    if not is_worker(config):
-        config.pluginmanager.register(RunSummary(), "crmbench-summary")
+    recorder.configure(config, settings, is_worker(config))
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     check_agent_name(config, settings.agent)
@@ -138,6 +137,7 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         agent=value("crm_agent", "crm_agent", str),
         base_seed=value("crm_seed", "crm_seed", int),
         limits=limits,
+        trials=recorder.resolve_trials(config),
         env_dirs=tuple(config.rootpath / d for d in config.getini("crm_env_dirs")),
         task_globs=tuple(config.getini("crm_task_files")),
         task_exclude=tuple(config.getini("crm_task_exclude")),

@@ -16,6 +16,7 @@ class RunSettings:
     agent: str = "gold"
     base_seed: int = 0
     limits: Limits = field(default_factory=Limits)
+    trials: int = 1
     env_dirs: tuple[Path, ...] = ()
     task_globs: tuple[str, ...] = ("tasks/*.yaml",)
     task_exclude: tuple[str, ...] = ("tasks/manifest.yaml",)
