@@ -40,6 +40,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--kind", choices=("task", "trajectory"), default="task", help="Which schema to print (default: task)."
     )
     schema.set_defaults(handler=_schema)
+    from pytest_crmbench import report_cli
+
+    report_cli.add_commands(commands)
     return parser
 
 
