@@ -66,10 +66,13 @@ def replay(task: Task, env_class: type[ToolEnvironment], evidence: Evidence) -> 
             calls.append(recorded)  # refused before any tool ran: nothing to replay
             continue
         again = env.call(recorded.name, recorded.arguments, turn=recorded.turn, node=recorded.node)
-        if again.status != recorded.status or jsonable(again.result) != jsonable(recorded.result):
+        if again.status != recorded.status:
             problems.append(
                 f"call #{recorded.index} {recorded.name}: recorded {recorded.status}, replayed {again.status}"
             )
+        elif jsonable(again.result) != jsonable(recorded.result):
+            where = ", ".join(state_differences(jsonable(recorded.result), jsonable(again.result)))
+            problems.append(f"call #{recorded.index} {recorded.name}: result differs at {where}")
         calls.append(again.model_copy(update={"index": recorded.index}))
     differing = state_differences(jsonable(evidence.final_state), jsonable(env.state))
     if differing:

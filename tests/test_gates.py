@@ -1,0 +1,58 @@
+"""The CI gates shared by the plugin and ``crmbench gate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytest_crmbench.gates import Gates, evaluate, fails_under
+from pytest_crmbench.results import ResultRecord
+
+
+def rec(task: str, outcome: str = "success", domain: str = "d1") -> ResultRecord:
+    return ResultRecord(task_id=task, domain=domain, outcome=outcome)  # type: ignore[arg-type]
+
+
+def test_fails_under_is_exact_and_nothing_scored_always_fails() -> None:
+    assert not fails_under(1, 3, 33.33)
+    assert fails_under(1, 3, 33.34)
+    assert not fails_under(1, 2, 50)
+    assert fails_under(0, 0, 0)
+    assert not fails_under(0, 4, 0)
+
+
+def test_fail_under_counts_not_judged_as_a_non_success() -> None:
+    records = [rec("a"), rec("b", "not_judged"), rec("c", "infra")]
+    verdict = evaluate(Gates(fail_under=50), records, None)
+    assert verdict.passed and verdict.notes == ["strict accuracy 50.00% (1/2) >= fail-under 50"]
+    verdict = evaluate(Gates(fail_under=51), records, None)
+    assert verdict.failures == ["strict accuracy 50.00% (1/2) is below --crm-fail-under=51"]
+
+
+def test_empty_or_all_infra_is_never_a_pass() -> None:
+    assert not evaluate(Gates(fail_under=0), [], None).passed
+    verdict = evaluate(Gates(max_infra=5), [rec("a", "infra"), rec("b", "error")], None)
+    assert verdict.failures == ["no task was scored (empty selection, or every result was infra/error)"]
+
+
+def test_max_infra_counts_infra_and_errors() -> None:
+    records = [rec("a"), rec("b", "infra"), rec("c", "error")]
+    assert evaluate(Gates(max_infra=2), records, None).passed
+    assert evaluate(Gates(max_infra=1), records, None).failures == ["2 infra/error result(s) exceed --crm-max-infra=1"]
+
+
+def test_compare_overall_and_per_domain_over_common_tasks() -> None:
+    baseline = [rec("a"), rec("b"), rec("c", domain="d2"), rec("d", domain="d2"), rec("z", "failure")]
+    # d2 drops from 100 % to 50 %; overall from 100 % to 75 % over the common tasks a-d (z not run now).
+    current = [rec("a"), rec("b"), rec("c", domain="d2"), rec("d", "failure", domain="d2")]
+    gates = Gates(compare=Path("base"), max_drop=30)
+    verdict = evaluate(gates, current, baseline)
+    assert verdict.failures == [
+        "domain d2: 50.00% (1/2) vs baseline 100.00% (2/2): drop of 50.00 pp exceeds --crm-max-drop=30"
+    ]
+    assert evaluate(Gates(compare=Path("base"), max_drop=50), current, baseline).passed
+    assert len(evaluate(Gates(compare=Path("base")), current, baseline).failures) == 2  # default: no drop at all
+
+
+def test_gates_are_inactive_without_options() -> None:
+    assert not Gates().active
+    assert Gates(max_infra=0).active

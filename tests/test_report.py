@@ -1,0 +1,180 @@
+"""Leaderboard aggregation and tables from hand-built records (definitions of spec §B, §C)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from fractions import Fraction
+from typing import Any
+
+from pytest_crmbench import report, tables
+from pytest_crmbench.report import Count, RunInput, build, summarize
+from pytest_crmbench.results import CheckRecord, ResultRecord, UsageRecord
+
+
+def check(family: str, status: str = "passed") -> CheckRecord:
+    return CheckRecord(family=family, name=f"{family}[0]", status=status)  # type: ignore[arg-type]
+
+
+def rec(
+    task: str,
+    outcome: str = "success",
+    *,
+    domain: str = "d1",
+    difficulty: str = "easy",
+    trial: int = 0,
+    checks: list[CheckRecord] | None = None,
+    label: str | None = None,
+    cost: str | None = "0.10",
+    calls: int = 0,
+) -> ResultRecord:
+    usage: dict[str, Any] = {
+        "agent": UsageRecord(calls=calls, prompt_tokens=10 * calls, cost_usd=cost) if calls else None
+    }
+    return ResultRecord(
+        task_id=task,
+        trial=trial,
+        domain=domain,
+        difficulty=difficulty,
+        outcome=outcome,  # type: ignore[arg-type]
+        primary_label=label,
+        checks=checks if checks is not None else [check("action", "passed" if outcome == "success" else "failed")],
+        usage=usage,
+    )
+
+
+def test_strict_accuracy_excludes_infra_and_errors_but_counts_not_judged() -> None:
+    summary = summarize(
+        [
+            rec("a"),
+            rec("b", "failure", label="action"),
+            rec("c", "not_judged", checks=[check("reply", "not_judged"), check("action")]),
+            rec("d", "infra", checks=[]),
+            rec("e", "error", checks=[]),
+        ]
+    )
+    assert (summary.results, summary.scored, summary.successes) == (5, 3, 1)
+    assert summary.accuracy == Fraction(1, 3)
+    assert (summary.infra, summary.errors, summary.not_judged) == (1, 1, 1)
+    # Figure 13: every scored non-success, by primary label; not_judged is its own sector.
+    assert summary.labels == {"action": 1, "not_judged": 1}
+    assert (summary.unjudged_criteria, summary.tasks_with_unjudged_criteria) == (1, 1)
+
+
+def test_domain_macro_is_the_unweighted_mean_of_domain_rates() -> None:
+    records = [rec("a1"), rec("a2"), rec("a3", "failure"), rec("b1", domain="d2")]
+    summary = summarize(records)
+    assert summary.accuracy == Fraction(3, 4)
+    assert summary.by_domain == {"d1": Count(2, 3), "d2": Count(1, 1)}
+    assert summary.macro == (Fraction(2, 3) + 1) / 2
+
+
+def test_components_count_tasks_with_recorded_verdicts_only() -> None:
+    records = [
+        rec("a", checks=[check("action"), check("action"), check("reply", "not_judged")]),
+        rec("b", "failure", checks=[check("action"), check("action", "failed"), check("reply", "failed")]),
+        rec("c", checks=[check("state")]),
+    ]
+    components = summarize(records).components
+    # Per task: a passes action, b fails it; c declares no action check (absent, not a pass).
+    assert components["action"] == Count(1, 2)
+    # a's reply was not judged: left out of the denominator.
+    assert components["reply"] == Count(0, 1)
+    assert components["state"] == Count(1, 1)
+    assert "order" not in components
+
+
+def test_policy_split_and_negative_check_compliance() -> None:
+    records = [
+        rec("p1"),
+        rec("p2", "failure"),
+        # Constrained: fails on its positive check but every negative check holds.
+        rec("s1", "failure", checks=[check("action", "failed"), check("forbidden"), check("collateral")]),
+        rec("s2", "failure", checks=[check("action"), check("forbidden", "failed")], label="forbidden"),
+        rec("s3", checks=[check("action"), check("collateral")]),
+    ]
+    summary = summarize(records)
+    assert summary.positive == Count(1, 2)
+    assert summary.constrained == Count(1, 3)
+    assert summary.compliance == Count(2, 3)
+
+
+def test_cost_is_agent_only_and_unknown_prices_are_not_zero() -> None:
+    priced = summarize([rec("a", calls=2, cost="0.25"), rec("b", "failure", calls=1, cost="0.05")])
+    assert priced.usage["agent"].cost_usd == Decimal("0.30")
+    assert priced.cost_per_success == Decimal("0.30")
+    unknown = summarize([rec("a", calls=2, cost="0.25"), rec("b", calls=1, cost=None)])
+    assert unknown.usage["agent"].cost_usd is None
+    assert unknown.cost_per_success is None
+    assert summarize([rec("a")]).usage["agent"].cost_usd is None  # no model at all: n/a
+
+
+def run(name: str, system: str, records: list[ResultRecord], created: str = "2026-01-01") -> RunInput:
+    return RunInput(name=name, system=system, created_at=created, records=records)
+
+
+def test_ranking_ties_and_markdown() -> None:
+    board = build(
+        [
+            run("r1", "alpha", [rec("a"), rec("b", "failure")]),
+            run("r2", "beta", [rec("a"), rec("b")]),
+            run("r3", "gamma", [rec("a", "failure"), rec("b")]),
+        ]
+    )
+    assert [s.system for s in board.systems] == ["beta", "alpha", "gamma"]
+    assert board.ranks == [1, 2, 2]
+    headline = tables.headline(board)
+    assert headline[2].startswith("| 1    | beta ")
+    assert headline[3].startswith("| 2=   | alpha")
+    assert headline[4].startswith("| 2=   | gamma")
+    text = tables.markdown(board)
+    for title in ("Table 6", "Table 7", "Figure 5", "Figure 13", "Figure 14", "Table 8", "Figure 16"):
+        assert f"## {title}" in text
+    assert "Table 9" not in text  # one round each
+
+
+def test_rounds_from_trials_and_runs_give_table_9() -> None:
+    # System "m": one run with two trials plus a later run (round 3); "n": three single runs.
+    m = [
+        run("m1", "m", [rec("a", trial=0), rec("b", trial=0), rec("a", trial=1), rec("b", "failure", trial=1)]),
+        run("m2", "m", [rec("a"), rec("b", "failure")], created="2026-02-01"),
+    ]
+    n = [
+        run(f"n{i}", "n", [rec("a", "failure"), rec("b", "failure" if i else "success")], f"2026-0{i + 1}-01")
+        for i in range(3)
+    ]
+    board = build([*m, *n])
+    system = next(s for s in board.systems if s.system == "m")
+    assert [r.run for r in system.rounds] == ["m1", "m1", "m2"]
+    assert system.round_rates == [1, Fraction(1, 2), Fraction(1, 2)]
+    assert system.pass_k == Fraction(1, 2)  # task a passed all three rounds, b did not
+    assert f"{system.std * 100:.2f}" == "28.87"  # type: ignore[operator]
+    spearman = board.spearman()
+    assert [(a, b, n) for a, b, _, n in spearman] == [(1, 2, 2), (1, 3, 2), (2, 3, 2)]
+    text = tables.markdown(board)
+    assert "## Table 9: repeated rounds" in text
+    assert "Spearman rank correlation, rounds 1-2: 1.000 over 2 systems" in text
+
+
+def test_metric_ranks_use_competition_ranking_per_metric() -> None:
+    board = build(
+        [
+            run("r1", "alpha", [rec("a"), rec("b", "failure", difficulty="hard")]),
+            run("r2", "beta", [rec("a", "failure"), rec("b", difficulty="hard")]),
+        ]
+    )
+    ranks = board.metric_ranks()
+    assert ranks["accuracy"] == [1, 1]
+    assert ranks["easy"] == [1, 2]
+    assert ranks["hard"] == [2, 1]
+
+
+def test_json_has_every_table_with_counts() -> None:
+    board = build([run("r1", "alpha", [rec("a"), rec("b", "infra", checks=[])])])
+    data = report.as_json(board)
+    (system,) = data["systems"]
+    assert system["accuracy"] == 1.0 and system["infra"] == 1 and system["scored"] == 1
+    assert system["by_domain"] == {"d1": {"successes": 1, "total": 1, "rate": 1.0}}
+    assert system["rounds"] == [
+        {"run": "r1", "trial": 0, "successes": 1, "total": 1, "rate": 1.0, "infra": 1, "errors": 0}
+    ]
+    assert system["metric_ranks"]["accuracy"] == 1

@@ -1,0 +1,105 @@
+"""The run directory: append-only results, latest record wins, secrets never written."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.results import ResultRecord, encode_record
+from pytest_crmbench.rundir import (
+    REDACTED,
+    RunDir,
+    RunDirError,
+    default_run_dir,
+    load_run,
+    read_traces,
+    redact,
+    resume_mismatches,
+    secret_values,
+)
+
+
+def rec(task: str, outcome: str = "success", trial: int = 0) -> ResultRecord:
+    return ResultRecord(task_id=task, trial=trial, outcome=outcome)  # type: ignore[arg-type]
+
+
+def test_default_run_dir_is_timestamped_and_path_safe(tmp_path: Path) -> None:
+    now = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+    assert (
+        default_run_dir(tmp_path, "openai/gpt-4o mini", now)
+        == tmp_path / "crm-runs" / "20260304T050607Z-openai-gpt-4o-mini"
+    )
+
+
+def test_results_round_trip_latest_wins_and_truncated_tail_is_ignored(tmp_path: Path) -> None:
+    run = RunDir(tmp_path / "run")
+    run.write_manifest({"system": "m", "created_at": "t"})
+    for record in (rec("a", "error"), rec("b"), rec("a", "failure"), rec("a", trial=1)):
+        run.append_result(encode_record(record))
+    with (run.path / "results.jsonl").open("a") as handle:
+        handle.write('{"task_id": "c", "outc')  # killed mid-line
+    saved = load_run(run.path)
+    assert saved.system == "m"
+    assert [(r.task_id, r.trial, r.outcome) for r in saved.records] == [
+        ("b", 0, "success"),
+        ("a", 0, "failure"),
+        ("a", 1, "success"),
+    ]
+
+
+def test_a_corrupt_line_in_the_middle_is_an_error(tmp_path: Path) -> None:
+    run = RunDir(tmp_path)
+    run.write_manifest({})
+    run.append_result("not json")
+    run.append_result(encode_record(rec("a")))
+    with pytest.raises(RunDirError, match=r"results.jsonl:1: not a result record"):
+        load_run(tmp_path)
+
+
+def test_missing_manifest_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(RunDirError, match="not a crmbench run directory"):
+        load_run(tmp_path)
+
+
+def test_traces_are_json_lines_per_domain(tmp_path: Path) -> None:
+    run = RunDir(tmp_path)
+    run.append_trace("mini", '{"task_id": "a"}')
+    run.append_trace("mini", '{"task_id": "b"}')
+    run.append_trace("pay/ments", '{"task_id": "c"}')
+    assert sorted(p.name for p in (tmp_path / "traces").iterdir()) == ["mini.jsonl", "pay_ments.jsonl"]
+    assert [e["task_id"] for e in read_traces(tmp_path)] == ["a", "b", "c"]
+
+
+def test_secrets_are_found_by_variable_name_and_redacted_everywhere() -> None:
+    environ = {
+        "OPENAI_API_KEY": "sk-abcdef123456",
+        "GITHUB_TOKEN": "ghp_xyz98765",
+        "HOME": "/home/someone",
+        "SHORT_KEY": "abc",
+    }
+    secrets = secret_values(environ)
+    assert set(secrets) == {"sk-abcdef123456", "ghp_xyz98765"}
+    value = {"args": ["--crm-api-base=https://sk-abcdef123456@host", "-k", "x"], "n": 1, "home": "/home/someone"}
+    assert redact(value, secrets) == {
+        "args": [f"--crm-api-base=https://{REDACTED}@host", "-k", "x"],
+        "n": 1,
+        "home": "/home/someone",
+    }
+
+
+def test_resume_compares_hash_agent_models_and_settings() -> None:
+    saved = {
+        "task_set": {"hash": "h1", "files": ["a"]},
+        "agent": "x",
+        "models": {},
+        "sampling": None,
+        "settings": {"trials": 1},
+    }
+    assert resume_mismatches(saved, {**saved, "created_at": "later", "pytest": {"args": ["-n", "2"]}}) == []
+    changed = {**saved, "task_set": {"hash": "h2", "files": ["a"]}, "settings": {"trials": 2}}
+    assert resume_mismatches(saved, changed) == [
+        "task_set: run has 'h1', now 'h2'",
+        "settings: run has {'trials': 1}, now {'trials': 2}",
+    ]
