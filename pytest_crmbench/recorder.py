@@ -407,6 +407,8 @@ class RunRecorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.config.option.collectonly:
+            return
         missing = [nodeid for nodeid in self.expected if nodeid not in self.finished]
         interrupted = session.shouldstop or session.shouldfail or session.exitstatus == pytest.ExitCode.INTERRUPTED
         if interrupted:

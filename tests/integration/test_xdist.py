@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.integration.helpers import CrmProject, mini_text, replace_once
+from pytest_crmbench.rundir import load_run
+from tests.integration.helpers import MINI_IDS, CrmProject, mini_text, replace_once
 
 pytest.importorskip("xdist")
 
@@ -61,3 +64,46 @@ def test_collection_error_under_xdist(crm_project: CrmProject) -> None:
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+def test_one_record_per_item_under_xdist(mini_project: CrmProject) -> None:
+    result = mini_project.run_subprocess("-n", "2", "-p", "xdist", "--crm-trials=2", "--crm-run-dir=run")
+    result.assert_outcomes(passed=12)
+    # One crmbench section (the controller's), never one per worker.
+    assert result.stdout.str().count("- crmbench -") == 1
+    result.stdout.fnmatch_lines(["6 result(s) of round 1 of 2: 2 success, 0 failure, 4 not judged, 0 infra"])
+    lines = (mini_project.path / "run" / "results.jsonl").read_text().splitlines()
+    keys = sorted((json.loads(line)["task_id"], json.loads(line)["trial"]) for line in lines)
+    assert keys == sorted((task, trial) for task in MINI_IDS for trial in (0, 1))
+    traces = (mini_project.path / "run" / "traces" / "mini.jsonl").read_text().splitlines()
+    assert len(traces) == 12
+
+
+# "crashy" plays the gold path, except on one task where it kills its worker process outright.
+CRASHING_CONFTEST = """
+import os
+from pytest_crmbench import GoldAgent
+
+class Crash:
+    def respond(self, conversation, tools):
+        os._exit(1)
+
+def pytest_crmbench_make_agent(name, context):
+    if name == "crashy":
+        return Crash() if context.task.id == "mini_checkout_chain_01" else GoldAgent(context.task)
+"""
+
+
+def test_a_killed_worker_yields_an_error_row_and_the_run_completes(mini_project: CrmProject) -> None:
+    mini_project.pytester.makeconftest(CRASHING_CONFTEST)
+    result = mini_project.run_subprocess("-n", "2", "-p", "xdist", "--crm-agent=crashy", "--crm-run-dir=run")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=5, failed=1)
+    result.stdout.fnmatch_lines(["6 task(s): 2 success, 0 failure, 3 not judged, 0 infra, 1 error"])
+    records = {r.task_id: r for r in load_run(mini_project.path / "run").records}
+    assert sorted(records) == sorted(MINI_IDS)
+    crashed = records["mini_checkout_chain_01"]
+    assert crashed.outcome == "error"
+    assert crashed.error is not None and "crashed while running" in crashed.error
+    # The controller knows the task from the task files: the error row keeps its domain.
+    assert (crashed.domain, crashed.difficulty) == ("mini", "hard")

@@ -1,0 +1,124 @@
+"""CI gates: the exit status follows --crm-fail-under, --crm-compare/--crm-max-drop and --crm-max-infra."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_crmbench.cli import main
+from tests.integration.helpers import CrmProject
+
+OK, FAILED = pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
+
+# "infra" plays the gold path but reports a provider outage on two tasks (excluded from the score).
+INFRA_CONFTEST = """
+from pytest_crmbench import GoldAgent, InfraError
+
+class Outage:
+    def respond(self, conversation, tools):
+        raise InfraError("provider unavailable after retries")
+
+def pytest_crmbench_make_agent(name, context):
+    if name == "infra":
+        if context.task.id in ("mini_override_01", "mini_balance_only_01"):
+            return Outage()
+        return GoldAgent(context.task)
+"""
+
+CASES = [
+    # (args, exit status, line expected in the output)
+    # Gold: 2 of 6 successes (4 reply criteria cannot be judged without a judge model).
+    (["--crm-fail-under=33.33"], OK, "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 33.33"),
+    (
+        ["--crm-fail-under=34"],
+        FAILED,
+        "crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=34",
+    ),
+    # The null agent fails 5 tasks, yet a gate that holds makes the run pass.
+    (
+        ["--crm-agent=null", "--crm-fail-under=0"],
+        OK,
+        "crmbench gate passed: strict accuracy 0.00% (0/6) >= fail-under 0",
+    ),
+    (["--crm-agent=null", "--crm-fail-under=10"], FAILED, "crmbench gate FAILED: strict accuracy 0.00% (0/6)*"),
+    # Selecting nothing is never a pass.
+    (["-k", "no_such_task", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: no task was scored*"),
+    # Infra: 2 results excluded from the score, counted against the budget.
+    (["--crm-agent=infra", "--crm-max-infra=2"], OK, "crmbench gate passed: 2 infra/error result(s) <= max-infra 2"),
+    (
+        ["--crm-agent=infra", "--crm-max-infra=1"],
+        FAILED,
+        "crmbench gate FAILED: 2 infra/error result(s) exceed --crm-max-infra=1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("args", "status", "line"), CASES, ids=[" ".join(c[0]) for c in CASES])
+def test_gate_exit_status(mini_project: CrmProject, args: list[str], status: pytest.ExitCode, line: str) -> None:
+    mini_project.pytester.makeconftest(INFRA_CONFTEST)
+    result = mini_project.run(*args)
+    assert result.ret == status, result.stdout.str()
+    result.stdout.fnmatch_lines([line])
+
+
+def test_without_a_gate_failed_tasks_fail_the_run(mini_project: CrmProject) -> None:
+    assert mini_project.run("--crm-agent=null").ret == FAILED
+    assert mini_project.run("-k", "no_such_task").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+
+
+def test_the_gate_line_shows_under_quiet(mini_project: CrmProject) -> None:
+    result = mini_project.run("-q", "--crm-fail-under=50")
+    assert result.ret == FAILED
+    result.stdout.fnmatch_lines(["crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=50"])
+    assert "- crmbench -" not in result.stdout.str()
+
+
+def test_a_failing_ordinary_test_is_not_masked_by_a_passing_gate(mini_project: CrmProject) -> None:
+    mini_project.pytester.makepyfile(test_plain="def test_broken():\n    assert False\n")
+    result = mini_project.run("--crm-fail-under=0", "tasks", "test_plain.py")
+    assert result.ret == FAILED
+    result.stdout.fnmatch_lines(["crmbench gate passed: *"])
+
+
+def test_compare_against_a_baseline_run(mini_project: CrmProject) -> None:
+    mini_project.run("--crm-run-dir=baseline").assert_outcomes(passed=6)
+    result = mini_project.run("--crm-agent=null", "--crm-compare=baseline")
+    assert result.ret == FAILED
+    result.stdout.fnmatch_lines(
+        [
+            "crmbench gate FAILED: overall: 0.00% (0/6) vs baseline 33.33% (2/6): drop of 33.33 pp exceeds --crm-max-drop=0",
+            "crmbench gate FAILED: domain mini: 0.00% (0/6) vs baseline 33.33% (2/6): drop of 33.33 pp*",
+        ]
+    )
+    result = mini_project.run("--crm-agent=null", "--crm-compare=baseline", "--crm-max-drop=40")
+    assert result.ret == OK
+    result.stdout.fnmatch_lines(
+        ["crmbench gate passed: overall: 0.00% (0/6) vs baseline 33.33% (2/6) (max drop 40 pp)"]
+    )
+    # Only tasks both runs have are compared: the gold baseline's 1/1 on this task vs gold now.
+    assert mini_project.run("-k", "override", "--crm-compare=baseline").ret == OK
+
+
+def test_ini_twins_and_usage_errors(mini_project: CrmProject) -> None:
+    mini_project.write_config('crm_fail_under = "50"\n')
+    assert mini_project.run().ret == FAILED
+    assert mini_project.run("--crm-fail-under=0").ret == OK  # the command line wins
+    mini_project.write_config('crm_max_infra = "many"\n')
+    result = mini_project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini option crm_max_infra = 'many' is not a valid int"])
+    mini_project.write_config("")
+    result = mini_project.run("--crm-max-drop=5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --crm-max-drop needs --crm-compare=BASELINE_RUN"])
+    result = mini_project.run("--crm-compare=missing")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_crmbench_gate_on_a_saved_run(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-run-dir=gold").assert_outcomes(passed=6)
+    capsys.readouterr()
+    run = str(mini_project.path / "gold")
+    assert main(["gate", run, "--fail-under", "33"]) == 0
+    assert capsys.readouterr().out == "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 33\n"
+    assert main(["gate", run, "--fail-under", "40", "--max-infra", "0"]) == 1
+    assert "below --crm-fail-under=40" in capsys.readouterr().out

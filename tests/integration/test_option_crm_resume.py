@@ -1,0 +1,110 @@
+"""--crm-resume: a killed or interrupted run continues where it stopped; it refuses other settings."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_crmbench.rundir import load_run
+from tests.integration.helpers import MINI_IDS, CrmProject, mini_text, replace_once
+
+# The agent "flaky" plays the gold path, except on the task named by CRM_STOP_AT, where it either
+# kills the whole process (as a kill -9 or an OOM would) or raises KeyboardInterrupt (Ctrl-C).
+STOPPING_CONFTEST = """
+import os
+from pytest_crmbench import GoldAgent
+
+class Stop:
+    def respond(self, conversation, tools):
+        if os.environ.get("CRM_STOP_HOW") == "kill":
+            os._exit(3)
+        raise KeyboardInterrupt
+
+def pytest_crmbench_make_agent(name, context):
+    if name == "flaky":
+        if context.task.id == os.environ.get("CRM_STOP_AT"):
+            return Stop()
+        return GoldAgent(context.task)
+"""
+
+
+@pytest.fixture
+def project(mini_project: CrmProject) -> CrmProject:
+    mini_project.pytester.makeconftest(STOPPING_CONFTEST)
+    return mini_project
+
+
+def result_lines(project: CrmProject) -> list[dict[str, object]]:
+    text = (project.path / "run" / "results.jsonl").read_text()
+    return [json.loads(line) for line in text.splitlines()]
+
+
+@pytest.mark.parametrize("how", ["kill", "interrupt"])
+def test_a_stopped_run_resumes_without_losing_or_repeating_anything(
+    project: CrmProject, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    monkeypatch.setenv("CRM_STOP_HOW", how)
+    monkeypatch.setenv("CRM_STOP_AT", "mini_transfer_frozen_01")
+    first = project.run_subprocess("--crm-agent=flaky", "--crm-run-dir=run")
+    assert first.ret == (3 if how == "kill" else pytest.ExitCode.INTERRUPTED)
+    # Everything finished before the stop is on disk; nothing after it, and no error rows.
+    assert [r["task_id"] for r in result_lines(project)] == MINI_IDS[:3]
+    if how == "interrupt":
+        first.stdout.fnmatch_lines(["3 item(s) not run (interrupted); --crm-resume continues the run"])
+
+    monkeypatch.delenv("CRM_STOP_AT")
+    second = project.run_subprocess("--crm-agent=flaky", "--crm-resume=run")
+    second.assert_outcomes(passed=3, deselected=3)
+    second.stdout.fnmatch_lines(
+        [
+            "6 task(s): 2 success, 0 failure, 4 not judged, 0 infra",
+            "*",
+            "resumed: 3 earlier result(s) merged, 3 new",
+        ]
+    )
+    lines = result_lines(project)
+    assert [r["task_id"] for r in lines] == MINI_IDS  # each exactly once
+    leaderboard = json.loads((project.path / "run" / "leaderboard.json").read_text())
+    assert leaderboard["systems"][0]["results"] == 6
+    manifest = json.loads((project.path / "run" / "manifest.json").read_text())
+    assert len(manifest["resumed_at"]) == 1
+
+
+def test_error_and_infra_results_are_run_again(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    run = project.path / "run"
+    lines = (run / "results.jsonl").read_text().splitlines()
+    broken = json.loads(lines[0])
+    broken.update(outcome="error", error="worker crashed")
+    (run / "results.jsonl").write_text("\n".join([json.dumps(broken), *lines[1:]]) + "\n")
+    result = project.run("--crm-agent=flaky", "--crm-resume=run")
+    result.assert_outcomes(passed=1, deselected=5)
+    assert load_run(run).records[-1].task_id == MINI_IDS[0]
+    assert {r.outcome for r in load_run(run).records} == {"success", "not_judged"}
+
+
+def test_resume_refuses_a_changed_task_set(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    project.write("mini.yaml", replace_once(mini_text(), "Send $1,000 from ACC-1", "Send $1,001 from ACC-1"))
+    result = project.run("--crm-agent=flaky", "--crm-resume=run")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --crm-resume: */run was run with other settings; start a new run instead:",
+            "  task_set: run has 'sha256:*', now 'sha256:*'",
+        ]
+    )
+
+
+def test_resume_refuses_another_agent_or_seed(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    result = project.run("--crm-agent=null", "--crm-resume=run", "--crm-seed=4")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["  agent: run has 'flaky', now 'null'", "  settings: run has {*'base_seed': 0*"])
+
+
+def test_resume_of_a_missing_run_is_a_usage_error(project: CrmProject) -> None:
+    result = project.run("--crm-resume=nowhere")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --crm-resume: */nowhere: not a crmbench run directory (no manifest.json)"])
