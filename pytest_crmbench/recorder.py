@@ -422,6 +422,10 @@ class RunRecorder:
             self.run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
         if self.options.gates.active:
             self.verdict = evaluate(self.options.gates, records, self.baseline)
+            if self.not_run:
+                # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
+                failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
+                self.verdict = GateVerdict(failures, self.verdict.notes)
             self._gate_exit_status(session, self.verdict)
 
     def _gate_exit_status(self, session: pytest.Session, verdict: GateVerdict) -> None:

@@ -40,6 +40,8 @@ CASES = [
         "crmbench gate passed: strict accuracy 0.00% (0/6) >= fail-under 0",
     ),
     (["--crm-agent=null", "--crm-fail-under=10"], FAILED, "crmbench gate FAILED: strict accuracy 0.00% (0/6)*"),
+    # A partial run is never a pass (-x stops after the first failing task).
+    (["--crm-agent=null", "-x", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: 5 item(s) not run*"),
     # Selecting nothing is never a pass.
     (["-k", "no_such_task", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: no task was scored*"),
     # Infra: 2 results excluded from the score, counted against the budget.

@@ -108,3 +108,12 @@ def test_resume_of_a_missing_run_is_a_usage_error(project: CrmProject) -> None:
     result = project.run("--crm-resume=nowhere")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --crm-resume: */nowhere: not a crmbench run directory (no manifest.json)"])
+
+
+def test_resume_under_xdist_deselects_on_every_worker(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run", "-k", "retry or override").assert_outcomes(passed=2)
+    result = project.run_subprocess("-n", "2", "-p", "xdist", "--crm-agent=flaky", "--crm-resume=run")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["6 task(s): *", "*", "resumed: 2 earlier result(s) merged, 4 new"])
+    assert sorted(r.task_id for r in load_run(project.path / "run").records) == sorted(MINI_IDS)
+    assert len((project.path / "run" / "results.jsonl").read_text().splitlines()) == 6

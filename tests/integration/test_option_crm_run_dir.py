@@ -93,3 +93,28 @@ def test_leaderboard_over_a_gold_and_a_null_run(mini_project: CrmProject, capsys
     assert [(s["system"], s["rank"]) for s in data["systems"]] == [("gold", 1), ("null", 2)]
     assert main(["leaderboard", str(mini_project.path)]) == 1
     assert "not a crmbench run directory" in capsys.readouterr().err
+
+
+def test_crmbench_grade_replays_a_saved_run(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-run-dir=run").assert_outcomes(passed=6)
+    capsys.readouterr()
+    run = mini_project.path / "run"
+    folders = ["--tasks", str(mini_project.tasks), "--envs", str(mini_project.path / "envs")]
+    assert main(["grade", str(run), *folders]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("re-graded trajectories: 6\n")
+    assert "| 1    | re-graded | 33.33%      | 2/6      |" in out
+    # A recorded final state the replay does not reproduce is non-determinism (exit 1).
+    trace = run / "traces" / "mini.jsonl"
+    lines = trace.read_text().splitlines()
+    entry = json.loads(lines[0])
+    entry["evidence"]["final_state"]["accounts"]["ACC-2"]["balance"] = "0.00"
+    trace.write_text("\n".join([json.dumps(entry), *lines[1:]]) + "\n")
+    assert main(["grade", str(run), *folders]) == 1
+    assert (
+        "NON-DETERMINISM mini_transfer_retry_01[t1]: replayed final state differs at accounts.ACC-2.balance"
+        in capsys.readouterr().out
+    )
+    assert main(["grade", str(run), "--json", *folders]) == 1
+    first = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert first["task_id"] == "mini_transfer_retry_01" and first["nondeterminism"]
