@@ -44,9 +44,6 @@ class Manifest(_Model):
         default_factory=dict, description="Figures of the full release, compared row by row by `crmbench inventory`."
     )
 
-    def free_text(self) -> set[str]:
-        return {argument for arguments in self.free_text_arguments.values() for argument in arguments}
-
 
 def manifest_path(tasks_dir: Path) -> Path:
     return tasks_dir / MANIFEST

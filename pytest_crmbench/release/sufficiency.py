@@ -22,7 +22,7 @@ from pytest_crmbench.evidence import Evidence, ToolCall
 from pytest_crmbench.loader import TaskRecord
 from pytest_crmbench.matchers import as_decimal, values_equal
 from pytest_crmbench.release.taskset import problem
-from pytest_crmbench.spec import Exemption, gold_reference
+from pytest_crmbench.spec import Exemption, GoldCall, gold_reference
 
 CHECK = "information_sufficiency"
 
@@ -106,9 +106,8 @@ def information_problems(
     exemptions = {i: e for i, e in enumerate(task.exemptions) if e.check == CHECK}
     used: set[int] = set()
     for index, (step, call) in enumerate(zip(task.gold.path, evidence.tool_calls, strict=False)):
-        skip = _choice_arguments(environment, step.tool) | {n for n in step.args if f"{step.tool}.{n}" in free_text}
-        for name, value in step.args.items():
-            if name in skip or gold_reference(value) is not None or knowledge.knows(value):
+        for name, value in _audited_arguments(step, environment, free_text):
+            if knowledge.knows(value):
                 continue
             exempt = _exemption(exemptions, value)
             if exempt is not None:
@@ -126,6 +125,16 @@ def information_problems(
             yield problem(
                 record, ("exemptions", index), f"unused exemption: no gold argument needs {exemption.value!r}"
             )
+
+
+def _audited_arguments(
+    step: GoldCall, environment: type[ToolEnvironment], free_text: Collection[str]
+) -> Iterator[tuple[str, Any]]:
+    """The literal arguments someone in the conversation has to supply."""
+    choices = _choice_arguments(environment, step.tool)
+    for name, value in step.args.items():
+        if name not in choices and f"{step.tool}.{name}" not in free_text and gold_reference(value) is None:
+            yield name, value
 
 
 def _exemption(exemptions: Mapping[int, Exemption], value: Any) -> int | None:
