@@ -10,6 +10,7 @@ from enum import IntEnum
 from typing import Any
 
 from pytest_crmbench.errors import CrmbenchError
+from pytest_crmbench.release import cli as release
 
 
 class ExitCode(IntEnum):
@@ -40,6 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--kind", choices=("task", "trajectory"), default="task", help="Which schema to print (default: task)."
     )
     schema.set_defaults(handler=_schema)
+    release.add_commands(commands)
     return parser
 
 
