@@ -9,7 +9,9 @@ from collections.abc import Callable
 from enum import IntEnum
 from typing import Any
 
+from pytest_crmbench import report_cli
 from pytest_crmbench.errors import CrmbenchError
+from pytest_crmbench.release import cli as release
 
 
 class ExitCode(IntEnum):
@@ -40,8 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--kind", choices=("task", "trajectory"), default="task", help="Which schema to print (default: task)."
     )
     schema.set_defaults(handler=_schema)
-    from pytest_crmbench import report_cli
-
+    release.add_commands(commands)
     report_cli.add_commands(commands)
     return parser
 

@@ -227,6 +227,22 @@ class Gold(_Model):
         return self
 
 
+AuditName = Literal["information_sufficiency"]
+"""Release audits (``crmbench validate --gold``) a task may be exempted from, with a reason."""
+
+
+class Exemption(_Model):
+    """A justified exception to a release audit, reviewed like any other task change.
+
+    For ``information_sufficiency``, ``value`` is the gold argument value the user cannot state
+    (say, an amount the agent computes from a policy rule) and ``reason`` says where it comes from.
+    """
+
+    check: AuditName
+    value: Any = Field(description="The gold argument value the exemption covers.")
+    reason: str = Field(pattern=r"\S", description="Why the exemption is correct; must not be empty.")
+
+
 class Task(_Model):
     """One benchmark task: a POMDP instance (user, initial state, contract) in a domain."""
 
@@ -242,6 +258,9 @@ class Task(_Model):
     )
     contract: Contract
     gold: Gold
+    exemptions: list[Exemption] = Field(
+        default_factory=list, description="Justified exceptions to release audits (crmbench validate --gold)."
+    )
 
     @model_validator(mode="after")
     def _unique_tags(self) -> Task:

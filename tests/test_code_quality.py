@@ -23,3 +23,9 @@ def test_ruff() -> None:
     pytest.importorskip("ruff")
     done = run("ruff", "check", "pytest_crmbench", "tests", "benchmarks", "envs")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_format() -> None:
+    pytest.importorskip("ruff")
+    done = run("ruff", "format", "--check", "pytest_crmbench", "tests", "benchmarks", "envs")
+    assert done.returncode == 0, done.stdout + done.stderr

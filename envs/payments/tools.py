@@ -21,6 +21,8 @@ from typing import Any, Literal
 
 from pytest_crmbench.environment import Rejection, ToolEnvironment, clone, tool
 
+from .data_model import DisputeReason
+
 SEED_PATH = Path(__file__).with_name("seed.json")
 CENT = Decimal("0.01")
 MONEY_KEYS = frozenset(
@@ -35,17 +37,6 @@ MONEY_KEYS = frozenset(
     }
 )
 """Keys whose values are money wherever they appear in the state tree."""
-
-DisputeReason = Literal[
-    "fraudulent",
-    "unrecognized",
-    "duplicate",
-    "product_not_received",
-    "product_unacceptable",
-    "subscription_canceled",
-    "credit_not_processed",
-    "general",
-]
 
 
 def money(value: Any) -> Decimal:

@@ -16,13 +16,13 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_crmbench.agents import GoldAgent
 from pytest_crmbench.environment import ToolEnvironment, clone
 from pytest_crmbench.evidence import jsonable
 from pytest_crmbench.loader import load_task_file
 from pytest_crmbench.registry import discover
-from pytest_crmbench.seeding import derive_seed
-from pytest_crmbench.spec import gold_reference
+from pytest_crmbench.release.manifest import load_manifest
+from pytest_crmbench.release.replay import gold_problems
+from pytest_crmbench.release.sufficiency import information_problems
 
 ROOT = Path(__file__).parents[2]
 ENV_DIR = ROOT / "envs"
@@ -930,33 +930,12 @@ def test_agent_graph_exposes_every_tool_the_tasks_name() -> None:
         assert named <= placed, (record.task.id, named - placed)
 
 
-FREE_TEXT_ARGS = {"memo", "reason", "details", "description", "note", "channel", "method_type"}
-
-
 def test_gold_arguments_are_known_to_the_user_or_returned_earlier() -> None:
-    """Information sufficiency: every literal the gold path sends is in the brief or an earlier result."""
+    """Information sufficiency (the release audit of `crmbench validate --gold`): every literal the
+    gold path sends is in the brief or an earlier result, except the manifest's free-text arguments."""
+    free_text = set(load_manifest(TASKS.parent).free_text_arguments["payments"])
+    problems = []
     for record in load_task_file(TASKS):
-        task = record.task
-        brief = task.user.text()
-        env = make(task.initial_state, seed=derive_seed(0, task.id))
-        seen = ""
-        results: list[Any] = []
-        for step in task.gold.path:
-            for key, value in step.args.items():
-                if key in FREE_TEXT_ARGS or isinstance(value, bool) or gold_reference(value) is not None:
-                    continue
-                text = str(value)
-                variants = {text}
-                if isinstance(value, (int, float)):
-                    number = Decimal(text)
-                    variants |= {
-                        f"{number:,.2f}",
-                        f"{number:.2f}",
-                        f"{int(number):,}" if number == int(number) else text,
-                    }
-                assert any(v in brief or v in seen for v in variants), (
-                    f"{task.id}: {step.tool}.{key}={text!r} comes from nowhere"
-                )
-            call = env.call(step.tool, {k: GoldAgent._resolve(v, results) for k, v in step.args.items()})
-            results.append(call.result)
-            seen += json.dumps(jsonable(call.result if call.status == "ok" else call.error))
+        evidence, _ = gold_problems(record, PaymentsEnvironment)
+        problems += [p.render() for p in information_problems(record, evidence, PaymentsEnvironment, free_text)]
+    assert problems == []

@@ -1,0 +1,73 @@
+"""The release subcommands of ``crmbench``: ``validate``, ``audit``, ``inventory``.
+
+Each handler is one library call and its printing; the exit status is 1 when the gate finds a
+problem (``inventory`` reports and never gates). Library modules are imported inside the handlers
+so ``crmbench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+OK, FAILED = 0, 1
+"""The values of ``cli.ExitCode.OK`` and ``ExitCode.ERROR`` (importing cli here would be circular)."""
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from pytest_crmbench.release.validate import validate
+
+    report = validate(args.tasks, args.envs, args.agents, gold=args.gold, lock=args.write_lock)
+    print("\n".join(report.lines()))
+    return OK if report.ok else FAILED
+
+
+def _audit(args: argparse.Namespace) -> int:
+    from pytest_crmbench.release.audit import run_audit
+
+    audit = run_audit(args.tasks, args.agents, args.out)
+    print("\n".join(audit.lines()))
+    return OK if audit.ok else FAILED
+
+
+def _inventory(args: argparse.Namespace) -> int:
+    from pytest_crmbench.release.inventory import inventory_text
+
+    text = inventory_text(args.tasks, args.agents, as_json=args.json)
+    if args.out is None:
+        print(text)
+    else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {args.out}")
+    return OK
+
+
+def _content_dirs(parser: argparse.ArgumentParser, *, envs: bool = True) -> None:
+    parser.add_argument("--tasks", type=Path, default=Path("tasks"), help="Task directory (default: tasks).")
+    if envs:
+        parser.add_argument("--envs", type=Path, default=Path("envs"), help="Environment directory (default: envs).")
+    parser.add_argument("--agents", type=Path, default=Path("agents"), help="Agent graph directory (default: agents).")
+
+
+def add_commands(commands: Any) -> None:
+    """Add ``validate``, ``audit`` and ``inventory`` to the ``crmbench`` subparsers."""
+    validate = commands.add_parser("validate", help="Validate the task set (the release gate of spec A.5).")
+    _content_dirs(validate)
+    validate.add_argument("--gold", action="store_true", help="Also replay every gold path and run the audits.")
+    validate.add_argument("--write-lock", action="store_true", help="Write tasks/lock.json (implies --gold).")
+    validate.set_defaults(handler=_validate)
+
+    audit = commands.add_parser("audit", help="Write the capability-exposure audit (spec A.7).")
+    _content_dirs(audit, envs=False)
+    audit.add_argument(
+        "--out", type=Path, default=Path("evidence/capability_exposure_audit.json"), help="Output JSON file."
+    )
+    audit.set_defaults(handler=_audit)
+
+    inventory = commands.add_parser("inventory", help="Print the task-set figures against the release targets.")
+    _content_dirs(inventory, envs=False)
+    inventory.add_argument("--json", action="store_true", help="Print JSON instead of Markdown.")
+    inventory.add_argument("--out", type=Path, default=None, help="Write to this file instead of stdout.")
+    inventory.set_defaults(handler=_inventory)

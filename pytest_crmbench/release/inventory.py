@@ -1,0 +1,201 @@
+"""``crmbench inventory``: the task-set figures of spec table 2, table 5, figure 11 and §A.6.
+
+The figures form a tree shaped like the manifest's ``targets`` (``tasks_with.expected_params``,
+``graphs.nodes.payments`` ...), so each row is compared with the target at the same dotted key and
+shows the remaining gap. Inventory reports; it never gates.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from pytest_crmbench.errors import SpecErrors
+from pytest_crmbench.grading.paths import resolve
+from pytest_crmbench.graph import FALLBACK_NODE, CapabilityGraph
+from pytest_crmbench.matchers import MISSING
+from pytest_crmbench.release.manifest import load_manifest
+from pytest_crmbench.release.taskset import load_task_set
+from pytest_crmbench.spec import DIFFICULTIES, Contract, Task
+
+COMBINED = {
+    "forbidden_actions_or_params": ("forbidden_actions", "forbidden_params"),
+    "expected_or_forbidden_state": ("expected_state", "forbidden_state"),
+    "any_negative_assertion": ("forbidden_actions", "forbidden_params", "protected_state"),
+}
+"""Table 2's overlapping rows: a task counts once if it declares any of the families."""
+
+
+def declarations(contract: Contract) -> dict[str, int]:
+    """Declarations per check family (spec table 2: a state declaration is one leaf path, a
+    parameter declaration one task-tool specification, an expected action one list entry)."""
+    forbidden = contract.forbidden
+    return {
+        "expected_actions": len(contract.expected_actions),
+        "expected_params": len(contract.expected_params),
+        "action_order": len(contract.action_order),
+        "reply_criteria": len(contract.reply_criteria),
+        "expected_state": len(contract.expected_state),
+        "forbidden_actions": len(forbidden.actions),
+        "forbidden_params": len(forbidden.params),
+        "forbidden_state": len(forbidden.state),
+        "protected_state": len(forbidden.protected),
+    }
+
+
+def present_rows(task: Task) -> set[str]:
+    """The table-2 rows a task counts in."""
+    present = {family for family, n in declarations(task.contract).items() if n}
+    present |= {row for row, families in COMBINED.items() if present & set(families)}
+    # Count-aware, like the grader: `{tool: x, count: 2}` is two expected actions.
+    if sum(a.count for a in task.contract.expected_actions) >= 2:
+        present.add("two_or_more_expected_actions")
+    return present
+
+
+def _contract_figures(tasks: list[Task]) -> tuple[dict[str, int], dict[str, int]]:
+    tasks_with: Counter[str] = Counter()
+    declared_total: Counter[str] = Counter()
+    for task in tasks:
+        declared_total.update(declarations(task.contract))
+        tasks_with.update(present_rows(task))
+    rows = [*declarations(Contract()), *COMBINED, "two_or_more_expected_actions"]
+    return {row: tasks_with[row] for row in rows}, {
+        family: declared_total[family] for family in declarations(Contract())
+    }
+
+
+def _tag_figures(tasks: list[Task]) -> dict[str, int]:
+    sizes = Counter(len(task.capabilities) for task in tasks)
+    return {
+        "assignments": sum(len(task.capabilities) for task in tasks),
+        "single_tag_tasks": sizes[1],
+        "multi_tag_tasks": sum(n for size, n in sizes.items() if size > 1),
+        "two_tags": sizes[2],
+        "three_tags": sizes[3],
+        "four_tags": sizes[4],
+        "unique_tags": len({tag for task in tasks for tag in task.capabilities}),
+        "domain_capability_pairs": len({(task.domain, tag) for task in tasks for tag in task.capabilities}),
+    }
+
+
+def _graph_figures(graphs: Mapping[str, CapabilityGraph], tasks: list[Task]) -> dict[str, Any]:
+    fallbacks = {domain: sum(1 for node in graph.nodes if not node.tools) for domain, graph in graphs.items()}
+    forbidding = [task for task in tasks if task.contract.forbidden.actions]
+    return {
+        # Table 5: every domain has exactly one tool-free fallback; shown as the smallest count.
+        "fallback_nodes_per_domain": min(fallbacks.values(), default=0),
+        "nodes": {d: len(g.nodes) for d, g in graphs.items()},
+        "specialists": {d: sum(1 for n in g.nodes if n.name != FALLBACK_NODE) for d, g in graphs.items()},
+        "placements": {d: sum(len(n.tools) for n in g.nodes) for d, g in graphs.items()},
+        "tools": {d: len(g.tools()) for d, g in graphs.items()},
+        "tasks_with_forbidden_actions": dict(Counter(t.domain for t in forbidding)),
+        "forbidden_action_declarations": dict(
+            Counter(t.domain for t in forbidding for _ in t.contract.forbidden.actions)
+        ),
+    }
+
+
+def composition(tasks: list[Task]) -> list[dict[str, Any]]:
+    """Figure 11: domain -> first capability -> easy/medium/hard, with N = tasks with a negative assertion."""
+    groups: dict[tuple[str, str], list[Task]] = {}
+    for task in tasks:
+        groups.setdefault((task.domain, task.capabilities[0]), []).append(task)
+    rows: list[dict[str, Any]] = []
+    for (domain, capability), members in sorted(groups.items()):
+        difficulty: Counter[str] = Counter(task.difficulty for task in members)
+        negative = sum(1 for task in members if "any_negative_assertion" in present_rows(task))
+        rows.append(
+            {
+                "domain": domain,
+                "capability": capability,
+                "total": len(members),
+                **{d: difficulty[d] for d in DIFFICULTIES},
+                "negative": negative,
+            }
+        )
+    return rows
+
+
+def figures(tasks: list[Task], graphs: Mapping[str, CapabilityGraph], domains: list[str]) -> dict[str, Any]:
+    """Every figure of the task set, keyed like the manifest targets."""
+    tasks_with, declared = _contract_figures(tasks)
+    per_domain = Counter(task.domain for task in tasks)
+    per_difficulty = Counter(task.difficulty for task in tasks)
+    return {
+        "tasks": len(tasks),
+        "domains": {domain: per_domain[domain] for domain in dict.fromkeys([*domains, *sorted(per_domain)])},
+        "difficulty": {d: per_difficulty[d] for d in DIFFICULTIES},
+        "tasks_with": tasks_with,
+        "declarations": declared,
+        "capability_tags": _tag_figures(tasks),
+        "graphs": _graph_figures(graphs, tasks),
+    }
+
+
+def flatten(tree: Mapping[str, Any], prefix: str = "") -> Iterator[tuple[str, Any]]:
+    for key, value in tree.items():
+        if isinstance(value, Mapping):
+            yield from flatten(value, f"{prefix}{key}.")
+        else:
+            yield f"{prefix}{key}", value
+
+
+def compare(current: Mapping[str, Any], targets: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per figure and per target: current value, target and gap (target - current)."""
+    rows = []
+    seen = dict(flatten(current))
+    keys: list[str] = [*seen, *(k for k, _ in flatten(targets))]
+    for key in dict.fromkeys(keys):
+        value, target = seen.get(key), resolve(targets, key)
+        target = None if target is MISSING or isinstance(target, Mapping) else target
+        gap = target - value if isinstance(target, int) and isinstance(value, int) else None
+        rows.append({"figure": key, "current": value, "target": target, "gap": gap})
+    return rows
+
+
+def build_inventory(tasks_dir: Path, agents_dir: Path) -> dict[str, Any]:
+    """Figures, their comparison with the manifest targets, and the figure-11 composition."""
+    task_set = load_task_set(tasks_dir, None, agents_dir)
+    try:
+        targets = load_manifest(tasks_dir).targets
+    except SpecErrors:
+        targets = {}  # inventory reports what it can; validate is the gate for a broken manifest
+    tasks = [record.task for record in task_set.records]
+    domains = list(targets.get("domains", {}))
+    current = figures(tasks, task_set.graphs, domains)
+    return {
+        "figures": current,
+        "rows": compare(current, targets),
+        "composition": composition(tasks),
+        "problems": [p.render() for p in task_set.problems],
+    }
+
+
+def render_markdown(inventory: Mapping[str, Any]) -> str:
+    lines = ["# Task-set inventory", "", "| figure | current | target | gap |", "|---|---:|---:|---:|"]
+    for row in inventory["rows"]:
+        cells = ["" if row[k] is None else str(row[k]) for k in ("current", "target", "gap")]
+        lines.append(f"| {row['figure']} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "## Composition (figure 11: first capability)",
+        "",
+        "| domain | capability | total | easy | medium | hard | N |",
+    ]
+    lines.append("|---|---|---:|---:|---:|---:|---:|")
+    for row in inventory["composition"]:
+        lines.append(
+            f"| {row['domain']} | {row['capability']} | {row['total']} | {row['easy']} | {row['medium']} | {row['hard']} | {row['negative']} |"
+        )
+    if inventory["problems"]:
+        lines += ["", "## Problems (run `crmbench validate`)", "", *(f"- {p}" for p in inventory["problems"])]
+    return "\n".join(lines)
+
+
+def inventory_text(tasks_dir: Path, agents_dir: Path, *, as_json: bool = False) -> str:
+    inventory = build_inventory(tasks_dir, agents_dir)
+    return json.dumps(inventory, indent=2) if as_json else render_markdown(inventory)

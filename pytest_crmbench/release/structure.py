@@ -1,0 +1,213 @@
+"""Structural checks of one task against its domain (spec §A.5 step 2, "bind the evidence").
+
+Every tool a contract or gold path names exists in the environment; every parameter assertion
+and literal gold argument validates against the tool's typed schema; every state path exists in
+the reset state; the contract is consistent; the domain graph exposes every tool the task names.
+Each problem is a :class:`~pytest_crmbench.errors.SpecError` at the offending field.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from pytest_crmbench.environment import ToolEnvironment, deep_merge
+from pytest_crmbench.errors import SpecError
+from pytest_crmbench.grading.paths import deepest_existing, resolve
+from pytest_crmbench.graph import CapabilityGraph
+from pytest_crmbench.loader import TaskRecord
+from pytest_crmbench.matchers import MISSING, operator_of
+from pytest_crmbench.release.taskset import problem
+from pytest_crmbench.spec import Task, gold_reference
+
+Loc = tuple[int | str, ...]
+
+TYPED_OPERATORS = ("$eq", "$one_of", "$gte", "$lte")
+"""Operators whose operands are values of the argument (``$contains``, ``$non_empty`` and
+``$min_length`` are about shape, not about the argument's type)."""
+
+
+def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
+    """``(location, tool)`` for every tool the task names, in its contract and gold path."""
+    contract = task.contract
+    for i, action in enumerate(contract.expected_actions):
+        yield ("contract", "expected_actions", i), action.tool
+    for i, params in enumerate(contract.expected_params):
+        yield ("contract", "expected_params", i, "tool"), params.tool
+    for i, order in enumerate(contract.action_order):
+        for j, tool in enumerate(order.tools):
+            yield ("contract", "action_order", i, "tools", j), tool
+    for i, tool in enumerate(contract.forbidden.actions):
+        yield ("contract", "forbidden", "actions", i), tool
+    for i, forbidden in enumerate(contract.forbidden.params):
+        yield ("contract", "forbidden", "params", i, "tool"), forbidden.tool
+    for i, step in enumerate(task.gold.path):
+        yield ("gold", "path", i, "tool"), step.tool
+
+
+def check_record(
+    record: TaskRecord, environment: type[ToolEnvironment], graph: CapabilityGraph | None
+) -> list[SpecError]:
+    """Every structural problem of one task in its domain."""
+    return [
+        *_unknown_tools(record, environment),
+        *_typed_arguments(record, environment),
+        *_state_paths(record, environment),
+        *_consistency(record),
+        *_exposure(record, graph, environment),
+    ]
+
+
+def _unknown_tools(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:
+    for loc, tool in named_tools(record.task):
+        if tool not in environment.tools:
+            yield problem(record, loc, f"unknown tool {tool!r} in domain {record.task.domain!r}")
+
+
+# -- typed arguments ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _adapter(args_model: type[BaseModel], name: str) -> TypeAdapter[Any]:
+    # One adapter per tool argument, built once: validating a single field through the tool's
+    # own annotation gives the same coercions the environment applies to a real call.
+    annotation: Any = args_model.model_fields[name].annotation
+    return TypeAdapter(annotation)
+
+
+def _type_error(args_model: type[BaseModel], name: str, value: Any) -> str | None:
+    try:
+        _adapter(args_model, name).validate_python(value)
+    except ValidationError as exc:
+        return "; ".join(str(e["msg"]) for e in exc.errors(include_url=False))
+    return None
+
+
+def _operands(constraint: Any) -> list[Any]:
+    """The values a constraint compares the argument with (none for shape operators)."""
+    found = operator_of(constraint)
+    if found is None:
+        return [constraint]
+    name, operand = found
+    if name not in TYPED_OPERATORS:
+        return []
+    return list(operand) if name == "$one_of" else [operand]
+
+
+def _argument_problems(
+    record: TaskRecord, loc: Loc, tool: str, args: Mapping[str, Any], environment: type[ToolEnvironment], *, gold: bool
+) -> Iterator[SpecError]:
+    spec = environment.tools.get(tool)
+    if spec is None:
+        return  # reported as an unknown tool
+    fields = spec.args_model.model_fields
+    for name, value in args.items():
+        if name not in fields:
+            yield problem(record, (*loc, name), f"{tool} has no argument {name!r} (known: {', '.join(fields)})")
+            continue
+        if gold and gold_reference(value) is not None:
+            continue  # a value from an earlier result, checked by the replay
+        for operand in [value] if gold else _operands(value):
+            error = _type_error(spec.args_model, name, operand)
+            if error:
+                yield problem(record, (*loc, name), f"{operand!r} is not a valid {tool}.{name}: {error}")
+    if gold:
+        missing = [n for n, f in fields.items() if f.is_required() and n not in args]
+        if missing:
+            yield problem(record, loc, f"{tool} needs argument(s) {', '.join(missing)}")
+
+
+def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:
+    task = record.task
+    for i, params in enumerate(task.contract.expected_params):
+        loc: Loc = ("contract", "expected_params", i, "args")
+        yield from _argument_problems(record, loc, params.tool, params.args, environment, gold=False)
+    for i, forbidden in enumerate(task.contract.forbidden.params):
+        loc = ("contract", "forbidden", "params", i, "args")
+        yield from _argument_problems(record, loc, forbidden.tool, forbidden.args, environment, gold=False)
+    for i, step in enumerate(task.gold.path):
+        yield from _argument_problems(record, ("gold", "path", i, "args"), step.tool, step.args, environment, gold=True)
+
+
+# -- state paths -------------------------------------------------------------------------------
+
+
+def reset_state(task: Task, environment: type[ToolEnvironment]) -> dict[str, Any]:
+    """The domain's default state with the task's override merged in (what an episode starts from)."""
+    instance = environment.__new__(environment)
+    override = instance.prepare_override(task.initial_state) if task.initial_state else {}
+    return deep_merge(environment.cached_default_state(), override)
+
+
+def _state_paths(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:
+    task = record.task
+    try:
+        state = reset_state(task, environment)
+    except Exception as exc:  # a bad override must be reported, not crash the whole validation
+        yield problem(record, ("initial_state",), f"cannot build the reset state: {type(exc).__name__}: {exc}")
+        return
+    contract = task.contract
+    declared: list[tuple[Loc, str, bool]] = [
+        *((("contract", "expected_state", p), p, True) for p in contract.expected_state),
+        *((("contract", "forbidden", "state", p), p, True) for p in contract.forbidden.state),
+        *((("contract", "forbidden", "protected", i), p, False) for i, p in enumerate(contract.forbidden.protected)),
+    ]
+    for loc, path, may_grow in declared:
+        message = _path_problem(state, path, may_grow=may_grow)
+        if message:
+            yield problem(record, loc, message)
+
+
+def _path_problem(state: Any, path: str, *, may_grow: bool) -> str | None:
+    if resolve(state, path) is not MISSING:
+        return None
+    prefix = deepest_existing(state, path)
+    slot = resolve(state, prefix) if prefix else MISSING
+    # An expected (or forbidden) end state may lie inside a slot the episode fills: a list that
+    # grows (``transfers.0``) or a null field that becomes a record (``freeze.frozen_by``). A
+    # protected path must exist at the start: it is compared with its initial value.
+    if may_grow and (slot is None or isinstance(slot, list)):
+        return None
+    missing = path[len(prefix) :].lstrip(".").split(".")[0]
+    where = f"{prefix!r} has no {missing!r}" if prefix else f"no root {missing!r}"
+    return f"state path {path!r} does not exist in the reset state ({where})"
+
+
+# -- contract consistency and graph exposure ---------------------------------------------------
+
+
+def _consistency(record: TaskRecord) -> Iterator[SpecError]:
+    contract = record.task.contract
+    expected = set(contract.required_counts()) | {p.tool for p in contract.expected_params}
+    for i, tool in enumerate(contract.forbidden.actions):
+        if tool in expected:
+            yield problem(record, ("contract", "forbidden", "actions", i), f"{tool} is both expected and forbidden")
+    for i, order in enumerate(contract.action_order):
+        for j, tool in enumerate(order.tools):
+            if tool not in contract.required_counts():
+                yield problem(
+                    record,
+                    ("contract", "action_order", i, "tools", j),
+                    f"{tool} is ordered but not in expected_actions (an order constraint only ranks expected tools)",
+                )
+    forbidden = contract.forbidden
+    negative = forbidden.actions or forbidden.params or forbidden.state or forbidden.protected
+    if not contract.has_positive_check() and not contract.reply_criteria and not negative:
+        yield problem(
+            record, ("contract",), "a refusal task (no positive check) needs reply criteria or negative checks"
+        )
+
+
+def _exposure(
+    record: TaskRecord, graph: CapabilityGraph | None, environment: type[ToolEnvironment]
+) -> Iterator[SpecError]:
+    if graph is None:
+        yield problem(record, ("domain",), f"no agent graph for domain {record.task.domain!r} (agents/<domain>.yaml)")
+        return
+    placed = graph.tools()
+    for loc, tool in named_tools(record.task):
+        if tool not in placed and tool in environment.tools:  # an unknown tool is reported once, above
+            yield problem(record, loc, f"{tool} is not exposed by any node of the {graph.domain} graph")

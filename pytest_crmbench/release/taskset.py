@@ -1,0 +1,105 @@
+"""The whole task set of a release: every task file, the domain environments and graphs.
+
+Loading never stops at the first problem: every file is read, and every problem (a malformed
+record, a duplicate id across files, a missing environment or graph) is collected as a
+:class:`~pytest_crmbench.errors.SpecError` so ``crmbench validate`` reports them together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.errors import CrmbenchError, SpecError, SpecErrors
+from pytest_crmbench.graph import CapabilityGraph, find_graph, load_graph
+from pytest_crmbench.loader import TaskRecord, field_line, format_loc, load_task_file
+from pytest_crmbench.registry import discover
+
+MANIFEST = "manifest.yaml"
+
+
+@dataclass
+class TaskSet:
+    """Loaded content plus the problems found while loading it."""
+
+    tasks_dir: Path
+    envs_dir: Path | None
+    records: list[TaskRecord] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)
+    environments: dict[str, type[ToolEnvironment]] = field(default_factory=dict)
+    graphs: dict[str, CapabilityGraph] = field(default_factory=dict)
+    graph_files: dict[str, Path] = field(default_factory=dict)
+    problems: list[SpecError] = field(default_factory=list)
+
+    def domains(self) -> list[str]:
+        return sorted({record.task.domain for record in self.records})
+
+
+def shown(path: Path) -> str:
+    """How messages name a file: relative to the working directory when it is below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def problem(record: TaskRecord, loc: tuple[int | str, ...], message: str) -> SpecError:
+    """A problem located at a field of a record (file, line, task id, dotted field)."""
+    return SpecError(
+        message,
+        file=record.shown_path or record.path,
+        line=field_line(record, loc),
+        task_id=record.task.id,
+        field=format_loc(loc) or None,
+    )
+
+
+def task_files(tasks_dir: Path) -> list[Path]:
+    """Every ``*.yaml`` task file of the directory except the release manifest."""
+    return sorted(p for p in tasks_dir.glob("*.yaml") if p.name != MANIFEST)
+
+
+def load_task_set(tasks_dir: Path, envs_dir: Path | None, agents_dir: Path) -> TaskSet:
+    """Load every task file, environment and graph; problems are collected, not raised.
+
+    Without ``envs_dir`` no environment is imported (the exposure audit reads tasks and graphs only).
+    """
+    task_set = TaskSet(tasks_dir, envs_dir, files=task_files(tasks_dir))
+    if not tasks_dir.is_dir():
+        task_set.problems.append(SpecError("no such tasks directory", file=shown(tasks_dir)))
+    first: dict[str, TaskRecord] = {}
+    for path in task_set.files:
+        try:
+            records = load_task_file(path, display_path=shown(path))
+        except SpecErrors as exc:
+            task_set.problems.extend(exc.errors)
+            continue
+        for record in records:
+            if record.task.id in first:
+                earlier = first[record.task.id]
+                task_set.problems.append(
+                    problem(record, ("id",), f"duplicate task id (first defined at {earlier.location})")
+                )
+                continue
+            first[record.task.id] = record
+            task_set.records.append(record)
+    if envs_dir is not None:
+        try:
+            task_set.environments = discover([envs_dir])
+        except CrmbenchError as exc:
+            task_set.problems.append(SpecError(str(exc), file=shown(envs_dir)))
+    _load_graphs(task_set, agents_dir)
+    return task_set
+
+
+def _load_graphs(task_set: TaskSet, agents_dir: Path) -> None:
+    for domain in task_set.domains():
+        path = find_graph([agents_dir], domain)
+        if path is None:
+            continue  # reported per task by the structural checks, where the domain is named
+        try:
+            task_set.graphs[domain] = load_graph(path, display_path=shown(path))
+        except SpecErrors as exc:
+            task_set.problems.extend(exc.errors)
+        task_set.graph_files[domain] = path

@@ -1,0 +1,113 @@
+"""``crmbench validate [--gold] [--write-lock]``: the release gate of spec §A.5.
+
+Structural validation of the whole task set (schema, unique ids, tools, typed arguments, state
+paths, contract consistency, graph exposure, manifest invariants) and, with ``--gold``, the gold
+replay from a fresh world plus the null-agent and information-sufficiency audits. Every problem
+is collected; the caller prints them together and exits non-zero if there is any.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.errors import SpecError, SpecErrors
+from pytest_crmbench.loader import TaskRecord
+from pytest_crmbench.release.lock import lock_problems, write_lock
+from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
+from pytest_crmbench.release.replay import gold_problems, null_agent_problems
+from pytest_crmbench.release.structure import check_record
+from pytest_crmbench.release.sufficiency import information_problems
+from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem, shown
+
+
+@dataclass
+class ValidationReport:
+    tasks: int = 0
+    gold: bool = False
+    problems: list[SpecError] = field(default_factory=list)
+    lock_written: Path | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        """One line per problem, then a summary."""
+        scope = "structure, gold replay, null-agent and information-sufficiency audits" if self.gold else "structure"
+        summary = (
+            f"crmbench validate: {self.tasks} task(s), {len(self.problems)} problem(s) ({scope}) in {self.seconds:.2f}s"
+        )
+        written = [f"wrote {shown(self.lock_written)}"] if self.lock_written else []
+        return [p.render() for p in self.problems] + written + [summary]
+
+
+def validate(
+    tasks_dir: Path, envs_dir: Path, agents_dir: Path, *, gold: bool = False, lock: bool = False
+) -> ValidationReport:
+    """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well."""
+    started = time.perf_counter()
+    gold = gold or lock  # never freeze a release whose gold paths were not replayed
+    task_set = load_task_set(tasks_dir, envs_dir, agents_dir)
+    report = ValidationReport(tasks=len(task_set.records), gold=gold, problems=list(task_set.problems))
+    manifest = _manifest(tasks_dir, report)
+    report.problems.extend(_graph_problems(task_set))
+    for record in task_set.records:
+        report.problems.extend(_record_problems(record, task_set, manifest, gold=gold))
+    if manifest is not None:
+        report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
+        _lock(task_set, manifest, report, write=lock)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _manifest(tasks_dir: Path, report: ValidationReport) -> Manifest | None:
+    try:
+        return load_manifest(tasks_dir)
+    except SpecErrors as exc:
+        report.problems.extend(exc.errors)
+        return None
+
+
+def _graph_problems(task_set: TaskSet) -> Iterator[SpecError]:
+    for domain, graph in task_set.graphs.items():
+        environment = task_set.environments.get(domain)
+        for node, tools in graph.unknown_tools(environment.tools if environment else ()).items():
+            yield SpecError(
+                f"node {node!r} exposes unknown tool(s) {', '.join(tools)}",
+                file=shown(task_set.graph_files[domain]),
+                field="nodes",
+            )
+
+
+def _record_problems(
+    record: TaskRecord, task_set: TaskSet, manifest: Manifest | None, *, gold: bool
+) -> list[SpecError]:
+    environment: type[ToolEnvironment] | None = task_set.environments.get(record.task.domain)
+    if environment is None:
+        return [problem(record, ("domain",), f"no environment for domain {record.task.domain!r}")]
+    found = check_record(record, environment, task_set.graphs.get(record.task.domain))
+    if found or not gold:
+        return found  # a structurally broken task would only fail its replay for the same reason
+    evidence, replay = gold_problems(record, environment)
+    free_text = set(manifest.free_text_arguments.get(record.task.domain, [])) if manifest else set()
+    return [
+        *replay,
+        *null_agent_problems(record, environment),
+        *information_problems(record, evidence, environment, free_text),
+    ]
+
+
+def _lock(task_set: TaskSet, manifest: Manifest, report: ValidationReport, *, write: bool) -> None:
+    if not write:
+        report.problems.extend(lock_problems(task_set, manifest))
+    elif report.problems:
+        report.problems.append(
+            SpecError("lock not written: fix the problems above first", file=shown(task_set.tasks_dir))
+        )
+    else:
+        report.lock_written = write_lock(task_set, manifest)

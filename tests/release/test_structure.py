@@ -1,0 +1,120 @@
+"""Structural checks of one task against the mini domain (no replay)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.graph import load_graph
+from pytest_crmbench.loader import load_task_file
+from pytest_crmbench.release.structure import check_record
+from tests.release.conftest import AGENTS
+
+BASE: dict[str, Any] = {
+    "id": "mini_case_01",
+    "domain": "mini",
+    "capabilities": ["transfer"],
+    "difficulty": "easy",
+    "user": {"persona": "Ada", "goal": "Send $50 from ACC-1 to ACC-2.", "stop": "When done."},
+    "contract": {"expected_actions": ["execute_transfer"]},
+    "gold": {
+        "path": [{"tool": "execute_transfer", "args": {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 50}}],
+        "reply": "Done.",
+    },
+}
+
+
+def problems(tmp_path: Path, mini_env_class: type[ToolEnvironment], **changes: Any) -> list[str]:
+    path = tmp_path / "case.yaml"
+    path.write_text(yaml.safe_dump([{**BASE, **changes}], sort_keys=False))
+    (record,) = load_task_file(path)
+    graph = load_graph(AGENTS / "mini.yaml")
+    return [f"{p.field}: {p.message}" for p in check_record(record, mini_env_class, graph)]
+
+
+def test_a_sound_task_has_no_problem(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -> None:
+    assert problems(tmp_path, mini_env_class) == []
+
+
+@pytest.mark.parametrize(
+    ("contract", "expected"),
+    [
+        (
+            {"expected_params": [{"tool": "execute_transfer", "args": {"amount": {"$eq": "ten"}}}]},
+            "contract.expected_params[0].args.amount: 'ten' is not a valid execute_transfer.amount",
+        ),
+        (
+            {"expected_params": [{"tool": "get_balance", "args": {"account_id": {"$one_of": ["ACC-1", 7]}}}]},
+            "contract.expected_params[0].args.account_id: 7 is not a valid get_balance.account_id",
+        ),
+        (
+            {"forbidden": {"params": [{"tool": "execute_transfer", "args": {"amout": 5}}]}},
+            "contract.forbidden.params[0].args.amout: execute_transfer has no argument 'amout'",
+        ),
+        (
+            {"expected_actions": ["execute_transfer"], "forbidden": {"actions": ["execute_transfer"]}},
+            "contract.forbidden.actions[0]: execute_transfer is both expected and forbidden",
+        ),
+        (
+            {
+                "expected_actions": ["execute_transfer"],
+                "action_order": {"tools": ["validate_transfer", "execute_transfer"]},
+            },
+            "contract.action_order[0].tools[0]: validate_transfer is ordered but not in expected_actions",
+        ),
+        ({}, "contract: a refusal task (no positive check) needs reply criteria or negative checks"),
+        (
+            {"forbidden": {"protected": ["accounts.ACC-9.balance"]}},
+            "contract.forbidden.protected[0]: state path 'accounts.ACC-9.balance' does not exist in the reset state "
+            "('accounts' has no 'ACC-9')",
+        ),
+        (
+            {"expected_actions": ["execute_transfer"], "expected_state": {"ledger.0": 1}},
+            "contract.expected_state.ledger.0: state path 'ledger.0' does not exist in the reset state (no root 'ledger')",
+        ),
+    ],
+)
+def test_contract_problems(
+    contract: dict[str, Any], expected: str, tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    found = problems(tmp_path, mini_env_class, contract=contract)
+    assert any(line.startswith(expected) for line in found), found
+
+
+def test_state_that_the_episode_creates_is_allowed_but_not_when_protected(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    # transfers is an empty list at reset: transfers.0.amount can exist at the end, not at the start.
+    contract = {"expected_actions": ["execute_transfer"], "expected_state": {"transfers.0.amount": 50}}
+    assert problems(tmp_path, mini_env_class, contract=contract) == []
+    contract["forbidden"] = {"protected": ["transfers.0.amount"]}
+    assert problems(tmp_path, mini_env_class, contract=contract) == [
+        "contract.forbidden.protected[0]: state path 'transfers.0.amount' does not exist in the reset state "
+        "('transfers' has no '0')"
+    ]
+
+
+def test_the_override_is_part_of_the_reset_state(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -> None:
+    contract = {"expected_actions": ["execute_transfer"], "forbidden": {"protected": ["accounts.ACC-9.balance"]}}
+    override = {"accounts": {"ACC-9": {"owner": "X", "status": "active", "balance": 1, "loyalty_points": 0}}}
+    assert problems(tmp_path, mini_env_class, contract=contract, initial_state=override) == []
+
+
+def test_gold_arguments(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -> None:
+    gold = {
+        "path": [
+            {"tool": "pay_order", "args": {"order_id": "ORD-1"}},
+            {"tool": "award_points", "args": {"account_id": {"$from": "0.order_id"}}},
+            {"tool": "log_note", "args": {"text": 5}},
+        ],
+        "reply": "ok",
+    }
+    found = problems(tmp_path, mini_env_class, contract={"expected_actions": ["pay_order"]}, gold=gold)
+    assert found == [
+        "gold.path[1].args: award_points needs argument(s) amount",
+        "gold.path[2].args.text: 5 is not a valid log_note.text: Input should be a valid string",
+    ]

@@ -1,0 +1,130 @@
+"""``crmbench validate``: each deliberately broken fixture gives its message and a non-zero exit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.release import validate
+from tests.release.conftest import AGENTS, ENVS, MakeTasks, run_validate
+
+
+def test_the_mini_task_set_passes_and_can_be_locked(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = make_tasks(mini=True)
+    assert run_validate(tasks, "--gold", "--write-lock") == 0
+    assert (tasks / "lock.json").is_file()
+    assert run_validate(tasks, "--gold") == 0
+    out = capsys.readouterr().out
+    assert "crmbench validate: 6 task(s), 0 problem(s)" in out
+
+
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        pytest.param(
+            ["duplicate_id_a.yaml", "duplicate_id_b.yaml"],
+            "duplicate_id_b.yaml:2: task 'mini_dup_01': field 'id': duplicate task id (first defined at ",
+            id="duplicate-id-across-files",
+        ),
+        pytest.param(
+            ["unknown_tool.yaml"],
+            "unknown_tool.yaml:13: task 'mini_unknown_tool_01': field 'contract.forbidden.actions[0]': "
+            "unknown tool 'delete_everything' in domain 'mini'",
+            id="unknown-tool",
+        ),
+        pytest.param(
+            ["mistyped_gold.yaml"],
+            "mistyped_gold.yaml:14: task 'mini_mistyped_gold_01': field 'gold.path[0].args.amount': "
+            "'fifty' is not a valid execute_transfer.amount: Input should be a valid decimal",
+            id="mistyped-gold-argument",
+        ),
+        pytest.param(
+            ["bad_state_path.yaml"],
+            "bad_state_path.yaml:13: task 'mini_bad_state_path_01': field 'contract.expected_state.accounts.ACC-1.balanse': "
+            "state path 'accounts.ACC-1.balanse' does not exist in the reset state ('accounts.ACC-1' has no 'balanse')",
+            id="bad-state-path",
+        ),
+        pytest.param(
+            ["gold_fails_contract.yaml"],
+            "gold_fails_contract.yaml:15: task 'mini_gold_fails_01': field 'gold': gold path fails its own contract: "
+            "state[0] accounts.ACC-1.balance",
+            id="gold-fails-its-contract",
+        ),
+        pytest.param(
+            ["null_passes.yaml"],
+            "null_passes.yaml:12: task 'mini_null_passes_01': field 'contract': the null agent (no tool calls) "
+            "passes every programmatic check: the task tests nothing",
+            id="null-agent-passes",
+        ),
+        pytest.param(
+            ["unknowable_argument.yaml"],
+            "unknowable_argument.yaml:18: task 'mini_unknowable_01': field 'gold.path[0].args.to_account': "
+            "execute_transfer.to_account = 'ACC-2' appears neither in the user instruction nor in an earlier gold result",
+            id="argument-the-user-cannot-know",
+        ),
+        pytest.param(
+            ["forbids_unexposed.yaml"],
+            "forbids_unexposed.yaml:14: task 'mini_forbids_unexposed_01': field 'contract.forbidden.actions[0]': "
+            "broken_tool is not exposed by any node of the mini graph",
+            id="tool-not-on-the-graph",
+        ),
+    ],
+)
+def test_broken_fixture_is_reported_with_file_line_task_and_field(
+    files: list[str], expected: str, make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tasks = make_tasks(*files)
+    assert run_validate(tasks, "--gold") == 1
+    out = capsys.readouterr().out
+    assert expected in out, out
+
+
+def test_all_problems_are_reported_together(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = make_tasks("unknown_tool.yaml", "mistyped_gold.yaml", "null_passes.yaml")
+    assert run_validate(tasks, "--gold") == 1
+    out = capsys.readouterr().out
+    for task_id in ("mini_unknown_tool_01", "mini_mistyped_gold_01", "mini_null_passes_01"):
+        assert f"task '{task_id}'" in out
+
+
+def test_gold_audits_run_only_with_gold(make_tasks: MakeTasks) -> None:
+    tasks = make_tasks("null_passes.yaml", "unknowable_argument.yaml", "gold_fails_contract.yaml")
+    structural = validate(tasks, ENVS, AGENTS)
+    assert [p.task_id for p in structural.problems if p.task_id] == []
+    replayed = validate(tasks, ENVS, AGENTS, gold=True)
+    assert {p.task_id for p in replayed.problems} >= {"mini_null_passes_01", "mini_unknowable_01", "mini_gold_fails_01"}
+
+
+def test_a_broken_task_set_is_never_locked(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    tasks = make_tasks("gold_fails_contract.yaml")
+    assert run_validate(tasks, "--write-lock") == 1  # --write-lock implies --gold
+    assert "lock not written: fix the problems above first" in capsys.readouterr().out
+    assert not (tasks / "lock.json").exists()
+
+
+def test_manifest_invariants_must_match_the_task_files(make_tasks: MakeTasks) -> None:
+    tasks = make_tasks(mini=True)
+    manifest = tasks / "manifest.yaml"
+    manifest.write_text(manifest.read_text() + "invariants:\n  tasks_per_domain: {mini: 7}\n")
+    report = validate(tasks, ENVS, AGENTS, lock=True)
+    assert [(p.field, p.message.split(" (")[0]) for p in report.problems[:1]] == [
+        ("invariants.tasks_per_domain.mini", "the manifest declares 7 task(s), the task files have 6")
+    ]
+
+
+def test_missing_manifest_and_unknown_free_text_argument(make_tasks: MakeTasks) -> None:
+    tasks = make_tasks(mini=True)
+    manifest = tasks / "manifest.yaml"
+    manifest.write_text(manifest.read_text().replace("[log_note.text]", "[log_note.txt]"))
+    rendered = [p.render() for p in validate(tasks, ENVS, AGENTS).problems]
+    assert any("'log_note.txt' is not an argument of a mini tool" in line for line in rendered), rendered
+    manifest.unlink()
+    rendered = [p.render() for p in validate(tasks, ENVS, AGENTS).problems]
+    assert any("manifest.yaml: no release manifest" in line for line in rendered), rendered
+
+
+def test_missing_tasks_directory_is_a_problem_not_a_crash(tmp_path: Path) -> None:
+    report = validate(tmp_path / "nope", ENVS, AGENTS)
+    assert not report.ok
+    assert "no such tasks directory" in report.lines()[0]
