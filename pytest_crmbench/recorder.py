@@ -42,8 +42,8 @@ from pytest_crmbench.rundir import (
     resume_mismatches,
     secret_values,
 )
+from pytest_crmbench.runtasks import RunTasks, load_run_tasks
 from pytest_crmbench.settings import RunSettings
-from pytest_crmbench.taskset import TaskSet, load_task_set
 
 DONE_INPUT = "crm_done"
 """``workerinput`` key: the (task id, trial) pairs a resumed run already has."""
@@ -185,7 +185,7 @@ def models(settings: RunSettings) -> dict[str, Any]:
 
 
 def build_manifest(
-    config: pytest.Config, settings: RunSettings, task_set: TaskSet | None, problem: str | None
+    config: pytest.Config, settings: RunSettings, task_set: RunTasks | None, problem: str | None
 ) -> dict[str, Any]:
     """What ran, without a secret: never the environment; arguments are scrubbed of credentials."""
     ids = models(settings)
@@ -198,6 +198,8 @@ def build_manifest(
             "hash": task_set.hash if task_set else None,
             "files": task_set.files if task_set else [],
             "tasks": len(task_set.tasks) if task_set else 0,
+            "environments": task_set.environments if task_set else {},
+            "lock": task_set.lock if task_set else None,
             **({"error": problem} if problem else {}),
         },
         "agent": settings.agent,
@@ -268,7 +270,7 @@ class RunRecorder:
         self.other_failures = 0
         self.verdict: GateVerdict | None = None
         self.not_run = 0
-        self._task_set: TaskSet | None = None
+        self._task_set: RunTasks | None = None
         self._task_set_problem: str | None = None
         self.run_dir = RunDir(options.run_dir) if options.run_dir else None
         self.manifest = self._manifest() if self.run_dir else None
@@ -279,10 +281,10 @@ class RunRecorder:
 
     # -- set-up ----------------------------------------------------------------------------
 
-    def task_set(self) -> TaskSet | None:
+    def task_set(self) -> RunTasks | None:
         if self._task_set is None and self._task_set_problem is None:
             try:
-                self._task_set = load_task_set(self.config.rootpath, self.settings)
+                self._task_set = load_run_tasks(self.config.rootpath, self.settings)
             except CrmbenchError as exc:
                 # Collection reports the same problem with file and line; the manifest notes it.
                 self._task_set_problem = str(exc).splitlines()[0]

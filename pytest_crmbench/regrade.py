@@ -30,9 +30,9 @@ from pytest_crmbench.grading.verdict import CheckVerdict
 from pytest_crmbench.registry import discover, environment_for
 from pytest_crmbench.results import ResultRecord, build_record, error_record
 from pytest_crmbench.rundir import MANIFEST, read_traces
+from pytest_crmbench.runtasks import load_run_tasks
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import Task
-from pytest_crmbench.taskset import load_task_set
 
 REPLAYED_STATUSES = frozenset({"ok", "rejected"})
 
@@ -169,7 +169,7 @@ def trajectories(path: Path) -> Iterator[dict[str, Any]]:
 
 def regrade(path: Path, tasks_dir: Path, envs_dir: Path) -> list[Regraded]:
     """Re-grade every trajectory at ``path`` against the tasks and environments given."""
-    task_set = load_task_set(tasks_dir, RunSettings(task_globs=("*.yaml", "*.yml"), task_exclude=("manifest.yaml",)))
+    task_set = load_run_tasks(tasks_dir, RunSettings(task_globs=("*.yaml", "*.yml"), task_exclude=("manifest.yaml",)))
     if not task_set.tasks:
         raise CrmbenchError(f"no task files in {tasks_dir}")
     environments = discover([envs_dir])

@@ -84,6 +84,15 @@ def test_error_and_infra_results_are_run_again(project: CrmProject) -> None:
     assert {r.outcome for r in load_run(run).records} == {"success", "not_judged"}
 
 
+def test_resume_refuses_a_changed_environment(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    source = project.path / "envs" / "mini" / "environment.py"
+    source.write_text(source.read_text() + "\n# changed since the run\n")
+    result = project.run("--crm-agent=flaky", "--crm-resume=run")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["  task_set: run has 'sha256:*', now 'sha256:*'"])
+
+
 def test_resume_refuses_a_changed_task_set(project: CrmProject) -> None:
     project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
     project.write("mini.yaml", replace_once(mini_text(), "Send $1,000 from ACC-1", "Send $1,001 from ACC-1"))
