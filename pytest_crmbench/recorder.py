@@ -110,6 +110,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("crm_trials", "Default number of trials per task (see --crm-trials).", default="1")
     parser.addini("crm_run_dir", "Run directory, relative to the rootdir (see --crm-run-dir).", default="")
     parser.addini("crm_fail_under", "Minimum strict accuracy in percent (see --crm-fail-under).", default="")
+    parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
     parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
     parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
 
@@ -159,9 +160,10 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
         # not results worth keeping unless asked. Every other agent or model writes its run.
         run_dir = default_run_dir(config.rootpath, system_name(settings))
     compare = config.getoption("crm_compare")
+    compare_ini = str(config.getini("crm_compare")).strip()
     gates = Gates(
         fail_under=_number(config, "crm_fail_under", float),
-        compare=_cli_path(config, compare) if compare else None,
+        compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
         max_drop=_number(config, "crm_max_drop", float),
         max_infra=_number(config, "crm_max_infra", int),
     )

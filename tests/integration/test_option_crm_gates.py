@@ -96,6 +96,10 @@ def test_compare_against_a_baseline_run(mini_project: CrmProject) -> None:
     result.stdout.fnmatch_lines(
         ["crmbench gate passed: overall: 0.00% (0/6) vs baseline 33.33% (2/6) (max drop 40 pp)"]
     )
+    mini_project.write_config('crm_compare = "baseline"\ncrm_max_drop = "40"\n')
+    assert mini_project.run("--crm-agent=null").ret == OK
+    assert mini_project.run("--crm-agent=null", "--crm-max-drop=10").ret == FAILED
+    mini_project.write_config("")
     # Only tasks both runs have are compared: the gold baseline's 1/1 on this task vs gold now.
     assert mini_project.run("-k", "override", "--crm-compare=baseline").ret == OK
 
