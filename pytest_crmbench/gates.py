@@ -21,7 +21,7 @@ from pytest_crmbench.results import ResultRecord
 @dataclass(frozen=True)
 class Gates:
     fail_under: float | None = None
-    """Minimum strict accuracy in percent."""
+    """Minimum strict accuracy as a fraction (0.80 = 80 %), as DESIGN's ``--crm-fail-under=0.80``."""
     compare: Path | None = None
     """Baseline run directory."""
     max_drop: float | None = None
@@ -44,12 +44,19 @@ class GateVerdict:
         return not self.failures
 
 
+def check_fraction(value: float) -> float:
+    """A fail-under threshold must be a fraction; ``80`` is almost certainly a percent in disguise."""
+    if not 0 <= value <= 1:
+        raise ValueError(f"fail-under takes a fraction between 0 and 1 (0.80 means 80 %), got {value:g}")
+    return value
+
+
 def fails_under(successes: int, scored: int, threshold: float) -> bool:
-    """Whether strict accuracy is below ``threshold`` percent (exactly: 33.33 passes 1/3).
+    """Whether strict accuracy is below the ``threshold`` fraction, exactly (0.3333 passes 1/3 only if it is >=).
 
     Nothing scored always fails: an empty selection is never a pass.
     """
-    return scored == 0 or Fraction(successes, scored) * 100 < Fraction(str(threshold))
+    return scored == 0 or Fraction(successes, scored) < Fraction(str(threshold))
 
 
 def _tally(records: Iterable[ResultRecord]) -> tuple[int, int]:

@@ -11,6 +11,7 @@ resumed run already has.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 from pytest_crmbench import __version__, report, tables
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.evidence import jsonable
-from pytest_crmbench.gates import Gates, GateVerdict, evaluate
+from pytest_crmbench.gates import Gates, GateVerdict, check_fraction, evaluate
 from pytest_crmbench.results import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -84,8 +85,8 @@ def add_options(parser: pytest.Parser) -> None:
         "--crm-fail-under",
         dest="crm_fail_under",
         type=float,
-        metavar="PERCENT",
-        help="Fail the run (exit 1) if strict accuracy is below PERCENT; otherwise exit 0 even if tasks failed.",
+        metavar="FRACTION",
+        help="Fail the run (exit 1) if strict accuracy is below FRACTION (0.80 = 80 %); otherwise exit 0 even if tasks failed.",
     )
     group.addoption(
         "--crm-compare",
@@ -109,7 +110,7 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("crm_trials", "Default number of trials per task (see --crm-trials).", default="1")
     parser.addini("crm_run_dir", "Run directory, relative to the rootdir (see --crm-run-dir).", default="")
-    parser.addini("crm_fail_under", "Minimum strict accuracy in percent (see --crm-fail-under).", default="")
+    parser.addini("crm_fail_under", "Minimum strict accuracy as a fraction (see --crm-fail-under).", default="")
     parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
     parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
     parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
@@ -127,17 +128,18 @@ def resolve_trials(config: pytest.Config) -> int:
     return trials
 
 
-def _number(config: pytest.Config, option: str, convert: type[int] | type[float]) -> Any:
+def _number(config: pytest.Config, option: str, convert: Callable[[Any], Any]) -> Any:
     given = config.getoption(option)
     if given is not None:
-        return given
+        return convert(given)
     raw = str(config.getini(option)).strip()
     if not raw:
         return None
     try:
         return convert(raw)
     except ValueError:
-        raise pytest.UsageError(f"ini option {option} = {raw!r} is not a valid {convert.__name__}") from None
+        name = getattr(convert, "__name__", "number")
+        raise pytest.UsageError(f"ini option {option} = {raw!r} is not a valid {name}") from None
 
 
 def _cli_path(config: pytest.Config, value: str) -> Path:
@@ -162,7 +164,7 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
     compare = config.getoption("crm_compare")
     compare_ini = str(config.getini("crm_compare")).strip()
     gates = Gates(
-        fail_under=_number(config, "crm_fail_under", float),
+        fail_under=_number(config, "crm_fail_under", _fraction),
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
         max_drop=_number(config, "crm_max_drop", float),
         max_infra=_number(config, "crm_max_infra", int),
@@ -170,6 +172,13 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
     return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates)
+
+
+def _fraction(raw: str | float) -> float:
+    try:
+        return check_fraction(float(raw))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--crm-fail-under / crm_fail_under: {exc}") from None
 
 
 def system_name(settings: RunSettings) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_crmbench import report, tables
-from pytest_crmbench.gates import Gates, evaluate
+from pytest_crmbench.gates import Gates, check_fraction, evaluate
 from pytest_crmbench.regrade import regrade, summary_lines
 from pytest_crmbench.results import to_json
 from pytest_crmbench.rundir import SavedRun, load_run
@@ -54,6 +54,13 @@ def _gate(args: argparse.Namespace) -> int:
     return OK if verdict.passed else FAILED
 
 
+def _fraction(raw: str) -> float:
+    try:
+        return check_fraction(float(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_commands(commands: Any) -> None:
     """Add the run commands to ``crmbench``'s sub-parsers."""
     board = commands.add_parser("leaderboard", help="Print the spec's tables (markdown or JSON) for saved runs.")
@@ -72,7 +79,9 @@ def add_commands(commands: Any) -> None:
 
     gate = commands.add_parser("gate", help="Apply the CI gates to a saved run (exit 1 when one fails).")
     gate.add_argument("run", type=Path, metavar="RUN_DIR")
-    gate.add_argument("--fail-under", type=float, metavar="PERCENT", help="Minimum strict accuracy.")
+    gate.add_argument(
+        "--fail-under", type=_fraction, metavar="FRACTION", help="Minimum strict accuracy (0.80 = 80 %%)."
+    )
     gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
     gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
     gate.add_argument("--max-infra", type=int, metavar="N", help="Allowed infra/error results.")

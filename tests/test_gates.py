@@ -13,19 +13,19 @@ def rec(task: str, outcome: str = "success", domain: str = "d1") -> ResultRecord
 
 
 def test_fails_under_is_exact_and_nothing_scored_always_fails() -> None:
-    assert not fails_under(1, 3, 33.33)
-    assert fails_under(1, 3, 33.34)
-    assert not fails_under(1, 2, 50)
+    assert not fails_under(1, 3, 0.3333)
+    assert fails_under(1, 3, 0.3334)
+    assert not fails_under(1, 2, 0.5)
     assert fails_under(0, 0, 0)
     assert not fails_under(0, 4, 0)
 
 
 def test_fail_under_counts_not_judged_as_a_non_success() -> None:
     records = [rec("a"), rec("b", "not_judged"), rec("c", "infra")]
-    verdict = evaluate(Gates(fail_under=50), records, None)
-    assert verdict.passed and verdict.notes == ["strict accuracy 50.00% (1/2) >= fail-under 50"]
-    verdict = evaluate(Gates(fail_under=51), records, None)
-    assert verdict.failures == ["strict accuracy 50.00% (1/2) is below --crm-fail-under=51"]
+    verdict = evaluate(Gates(fail_under=0.5), records, None)
+    assert verdict.passed and verdict.notes == ["strict accuracy 50.00% (1/2) >= fail-under 0.5"]
+    verdict = evaluate(Gates(fail_under=0.51), records, None)
+    assert verdict.failures == ["strict accuracy 50.00% (1/2) is below --crm-fail-under=0.51"]
 
 
 def test_empty_or_all_infra_is_never_a_pass() -> None:
@@ -56,3 +56,15 @@ def test_compare_overall_and_per_domain_over_common_tasks() -> None:
 def test_gates_are_inactive_without_options() -> None:
     assert not Gates().active
     assert Gates(max_infra=0).active
+
+
+def test_fail_under_is_a_fraction_and_a_percent_is_refused() -> None:
+    import pytest
+
+    from pytest_crmbench.gates import check_fraction
+
+    assert check_fraction(0.8) == 0.8
+    assert check_fraction(1) == 1
+    for wrong in (80, -0.1, 1.01):
+        with pytest.raises(ValueError, match=r"0\.80 means 80 %"):
+            check_fraction(wrong)

@@ -27,11 +27,11 @@ def pytest_crmbench_make_agent(name, context):
 CASES = [
     # (args, exit status, line expected in the output)
     # Gold: 2 of 6 successes (4 reply criteria cannot be judged without a judge model).
-    (["--crm-fail-under=33.33"], OK, "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 33.33"),
+    (["--crm-fail-under=0.3333"], OK, "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 0.3333"),
     (
-        ["--crm-fail-under=34"],
+        ["--crm-fail-under=0.34"],
         FAILED,
-        "crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=34",
+        "crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=0.34",
     ),
     # The null agent fails 5 tasks, yet a gate that holds makes the run pass.
     (
@@ -39,7 +39,7 @@ CASES = [
         OK,
         "crmbench gate passed: strict accuracy 0.00% (0/6) >= fail-under 0",
     ),
-    (["--crm-agent=null", "--crm-fail-under=10"], FAILED, "crmbench gate FAILED: strict accuracy 0.00% (0/6)*"),
+    (["--crm-agent=null", "--crm-fail-under=0.1"], FAILED, "crmbench gate FAILED: strict accuracy 0.00% (0/6)*"),
     # A partial run is never a pass (-x stops after the first failing task).
     (["--crm-agent=null", "-x", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: 5 item(s) not run*"),
     # Selecting nothing is never a pass.
@@ -68,9 +68,9 @@ def test_without_a_gate_failed_tasks_fail_the_run(mini_project: CrmProject) -> N
 
 
 def test_the_gate_line_shows_under_quiet(mini_project: CrmProject) -> None:
-    result = mini_project.run("-q", "--crm-fail-under=50")
+    result = mini_project.run("-q", "--crm-fail-under=0.5")
     assert result.ret == FAILED
-    result.stdout.fnmatch_lines(["crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=50"])
+    result.stdout.fnmatch_lines(["crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=0.5"])
     assert "- crmbench -" not in result.stdout.str()
 
 
@@ -105,7 +105,7 @@ def test_compare_against_a_baseline_run(mini_project: CrmProject) -> None:
 
 
 def test_ini_twins_and_usage_errors(mini_project: CrmProject) -> None:
-    mini_project.write_config('crm_fail_under = "50"\n')
+    mini_project.write_config('crm_fail_under = "0.5"\n')
     assert mini_project.run().ret == FAILED
     assert mini_project.run("--crm-fail-under=0").ret == OK  # the command line wins
     mini_project.write_config('crm_max_infra = "many"\n')
@@ -124,7 +124,15 @@ def test_crmbench_gate_on_a_saved_run(mini_project: CrmProject, capsys: pytest.C
     mini_project.run("--crm-run-dir=gold").assert_outcomes(passed=6)
     capsys.readouterr()
     run = str(mini_project.path / "gold")
-    assert main(["gate", run, "--fail-under", "33"]) == 0
-    assert capsys.readouterr().out == "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 33\n"
-    assert main(["gate", run, "--fail-under", "40", "--max-infra", "0"]) == 1
-    assert "below --crm-fail-under=40" in capsys.readouterr().out
+    assert main(["gate", run, "--fail-under", "0.33"]) == 0
+    assert capsys.readouterr().out == "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 0.33\n"
+    assert main(["gate", run, "--fail-under", "0.4", "--max-infra", "0"]) == 1
+    assert "below --crm-fail-under=0.4" in capsys.readouterr().out
+
+
+def test_a_percent_given_to_fail_under_is_a_usage_error(mini_project: CrmProject) -> None:
+    result = mini_project.run("--crm-fail-under=80")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--crm-fail-under / crm_fail_under: fail-under takes a fraction between 0 and 1 (0.80 means 80 %), got 80*"]
+    )
