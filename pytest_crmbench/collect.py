@@ -24,6 +24,7 @@ from pytest_crmbench.render import transcript
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
 from pytest_crmbench.summary import NOT_JUDGED_PROPERTY, OUTCOME_PROPERTY
+from pytest_crmbench.usage import UsageLedger
 from pytest_crmbench.users import User
 
 
@@ -119,6 +120,7 @@ def run_crm_task(
     crm_user: User,
     crm_judge: ReplyJudge,
     crm_settings: RunSettings,
+    crm_usage: UsageLedger,
     subtests: pytest.Subtests,
     request: pytest.FixtureRequest,
 ) -> None:
@@ -132,8 +134,10 @@ def run_crm_task(
         agent_name=agent_label(crm_agent, crm_settings),
         limits=crm_settings.limits,
         trial=getattr(item, "trial", 0),
+        usage=crm_usage,
     )
     verdict = grade(crm_task, evidence, crm_judge)
+    verdict.judge_usage = crm_usage.get("judge")
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
     item.user_properties.append((OUTCOME_PROPERTY, verdict.outcome))

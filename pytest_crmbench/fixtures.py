@@ -1,7 +1,8 @@
 """Public fixtures of a task item. Override any of them in your ``conftest.py``.
 
 ``crm_task`` -> ``crm_env_class`` + ``crm_seed`` -> ``crm_env`` (fresh per item) ->
-``crm_agent`` / ``crm_user`` -> episode; ``crm_judge`` grades reply criteria.
+``crm_agent`` / ``crm_user`` -> episode; ``crm_judge`` grades reply criteria. ``crm_usage`` is the
+item's usage ledger: whatever calls a model reports into it (agent, user, judge).
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent
 from pytest_crmbench.errors import AgentConfigError
 from pytest_crmbench.grading import ReplyJudge, not_judged
+from pytest_crmbench.llm import ModelClient
 from pytest_crmbench.registry import environment_for
 from pytest_crmbench.seeding import derive_seed
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import Task
 from pytest_crmbench.stash import settings_key
+from pytest_crmbench.usage import UsageLedger
 from pytest_crmbench.users import ScriptedUser, User
 
 
@@ -60,15 +63,31 @@ def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int)
 
 
 @pytest.fixture
+def crm_usage() -> UsageLedger:
+    """The item's model usage ledger (per role); it ends up in the evidence and the verdict."""
+    return UsageLedger()
+
+
+@pytest.fixture
 def crm_agent(
     crm_task: Task,
     crm_env_class: type[ToolEnvironment],
     crm_seed: int,
     crm_settings: RunSettings,
+    crm_usage: UsageLedger,
     pytestconfig: pytest.Config,
 ) -> Agent:
     """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
-    context = AgentContext(task=crm_task, environment=crm_env_class, seed=crm_seed, limits=crm_settings.limits)
+    models = crm_settings.models
+    context = AgentContext(
+        task=crm_task,
+        environment=crm_env_class,
+        seed=crm_seed,
+        limits=crm_settings.limits,
+        model=models.config(models.agent, seed=crm_seed) if models.agent else None,
+        usage=crm_usage,
+        graph_dirs=crm_settings.graph_dirs,
+    )
     try:
         agent: Any = pytestconfig.hook.pytest_crmbench_make_agent(name=crm_settings.agent, context=context)
     except AgentConfigError as exc:
@@ -79,12 +98,24 @@ def crm_agent(
 
 
 @pytest.fixture
-def crm_user(crm_task: Task) -> User:
-    """The user side: a scripted user that says the opening line (models come with --crm-model)."""
-    return ScriptedUser(crm_task)
+def crm_user(crm_task: Task, crm_settings: RunSettings, crm_seed: int, crm_usage: UsageLedger) -> User:
+    """The user side: the model simulator with a user model (--crm-user-model), else a scripted
+    user that says the opening line."""
+    models = crm_settings.models
+    if models.user is None:
+        return ScriptedUser(crm_task)
+    from pytest_crmbench.simulator import LLMUser
+
+    return LLMUser(crm_task, ModelClient(models.config(models.user, seed=crm_seed), "user", crm_usage))
 
 
-@pytest.fixture(scope="session")
-def crm_judge() -> ReplyJudge:
-    """Grades reply criteria. Without a judge model, every criterion is 'not judged' (never a pass)."""
-    return not_judged
+@pytest.fixture
+def crm_judge(crm_settings: RunSettings, crm_usage: UsageLedger) -> ReplyJudge:
+    """Grades reply criteria with the judge model (--crm-judge-model). Without one, every criterion
+    is 'not judged' (never a pass)."""
+    models = crm_settings.models
+    if models.judge is None:
+        return not_judged
+    from pytest_crmbench.judge import LLMJudge
+
+    return LLMJudge(models.config(models.judge)).bind(crm_usage)

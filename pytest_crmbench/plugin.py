@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from pytest_crmbench import fixtures, hookspec
+from pytest_crmbench import fixtures, hookspec, options
 from pytest_crmbench.agents import AgentContext, load_factory
 from pytest_crmbench.collect import TaskFile
 from pytest_crmbench.episode import Agent, Limits
@@ -36,7 +36,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--crm-agent",
         dest="crm_agent",
         metavar="NAME",
-        help="Agent to evaluate: gold (replay gold paths; default), null, or package.module:factory.",
+        help="Agent to evaluate: gold (replay gold paths; default without a model), null, graph (default with"
+        " --crm-model), flat, or package.module:factory.",
     )
     group.addoption(
         "--crm-seed",
@@ -66,7 +67,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="SECONDS",
         help="Per-task wall-clock limit (a failure). Default 1200.",
     )
-    parser.addini("crm_agent", "Default agent (see --crm-agent).", default="gold")
+    parser.addini("crm_agent", "Default agent (see --crm-agent).", default="")
     parser.addini("crm_seed", "Default base seed (see --crm-seed).", default="0")
     parser.addini("crm_max_turns", "Default user-turn limit.", default="30")
     parser.addini("crm_max_iterations", "Default ReAct iterations per turn.", default="10")
@@ -89,12 +90,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="linelist",
         default=["envs"],
     )
+    options.addoption(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     settings = resolve_settings(config)
     config.stash[settings_key] = settings
     config.stash[registered_markers_key] = set()
+    options.configure(config)
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
     if not is_worker(config):
@@ -134,8 +137,13 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         raise pytest.UsageError(
             "crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)"
         )
+    agent, models, graph_dirs = options.resolve(
+        config, config.getoption("crm_agent") or config.getini("crm_agent") or None
+    )
     return RunSettings(
-        agent=value("crm_agent", "crm_agent", str),
+        agent=agent,
+        models=models,
+        graph_dirs=graph_dirs,
         base_seed=value("crm_seed", "crm_seed", int),
         limits=limits,
         env_dirs=tuple(config.rootpath / d for d in config.getini("crm_env_dirs")),
