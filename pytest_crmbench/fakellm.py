@@ -31,6 +31,7 @@ RESPONSE_FORMAT_ROLES: dict[str, FakeRole] = {"crm_route": "router", "crm_user_d
 class FakeRequest:
     body: dict[str, Any]
     headers: Mapping[str, str]
+    """Lower-cased names."""
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -234,7 +235,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, b'{"error": {"message": "invalid JSON"}}')
             return
         try:
-            reply = self.server.fake._answer(FakeRequest(body, dict(self.headers.items())))
+            reply = self.server.fake._answer(FakeRequest(body, {k.lower(): v for k, v in self.headers.items()}))
         except Exception as exc:  # a broken script must show up as a server error, not a hang
             reply = HttpError(500, f"responder crashed: {type(exc).__name__}: {exc}")
         while isinstance(reply, Delay):
