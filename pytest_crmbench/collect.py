@@ -13,14 +13,15 @@ import pytest
 
 from pytest_crmbench.agents import BUILTIN_AGENTS, GoldAgent
 from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import Agent, run_episode
+from pytest_crmbench.episode import Agent
 from pytest_crmbench.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.evidence import Evidence
-from pytest_crmbench.grading import ReplyJudge, grade
+from pytest_crmbench.grading import ReplyJudge
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.loader import TaskRecord, field_line, load_task_file
 from pytest_crmbench.registry import discover, environment_for
 from pytest_crmbench.render import transcript
+from pytest_crmbench.runahead import play, played_key
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
 from pytest_crmbench.summary import NOT_JUDGED_PROPERTY, OUTCOME_PROPERTY
@@ -126,18 +127,23 @@ def run_crm_task(
 ) -> None:
     """The body of every task item."""
     item = request.node
-    evidence = run_episode(
-        crm_task,
-        crm_env,
-        crm_agent,
-        crm_user,
-        agent_name=agent_label(crm_agent, crm_settings),
-        limits=crm_settings.limits,
-        trial=getattr(item, "trial", 0),
-        usage=crm_usage,
-    )
-    verdict = grade(crm_task, evidence, crm_judge)
-    verdict.judge_usage = crm_usage.get("judge")
+    ahead = item.stash.get(played_key, None)
+    if ahead is not None:
+        # --crm-concurrency played this episode in the background with the same fixtures' builders.
+        played = ahead.result()
+    else:
+        played = play(
+            crm_task,
+            crm_env,
+            crm_agent,
+            crm_user,
+            crm_judge,
+            crm_settings,
+            crm_usage,
+            agent_name=agent_label(crm_agent, crm_settings),
+            trial=getattr(item, "trial", 0),
+        )
+    evidence, verdict, crm_agent = played.evidence, played.verdict, played.agent
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
     item.user_properties.append((OUTCOME_PROPERTY, verdict.outcome))

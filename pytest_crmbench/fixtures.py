@@ -78,44 +78,65 @@ def crm_agent(
     pytestconfig: pytest.Config,
 ) -> Agent:
     """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
-    models = crm_settings.models
-    context = AgentContext(
-        task=crm_task,
-        environment=crm_env_class,
-        seed=crm_seed,
-        limits=crm_settings.limits,
-        model=models.config(models.agent, seed=crm_seed) if models.agent else None,
-        usage=crm_usage,
-        graph_dirs=crm_settings.graph_dirs,
-    )
-    try:
-        agent: Any = pytestconfig.hook.pytest_crmbench_make_agent(name=crm_settings.agent, context=context)
-    except AgentConfigError as exc:
-        # Only reachable when a hook implementation exists (otherwise pytest_configure already
-        # refused the name): the same error would repeat for every task, so stop the run.
-        pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
-    return agent  # type: ignore[no-any-return]
+    return make_agent(pytestconfig, crm_settings, crm_task, crm_env_class, crm_seed, crm_usage)
 
 
 @pytest.fixture
 def crm_user(crm_task: Task, crm_settings: RunSettings, crm_seed: int, crm_usage: UsageLedger) -> User:
     """The user side: the model simulator with a user model (--crm-user-model), else a scripted
     user that says the opening line."""
-    models = crm_settings.models
-    if models.user is None:
-        return ScriptedUser(crm_task)
-    from pytest_crmbench.simulator import LLMUser
-
-    return LLMUser(crm_task, ModelClient(models.config(models.user, seed=crm_seed), "user", crm_usage))
+    return make_user(crm_settings, crm_task, crm_seed, crm_usage)
 
 
 @pytest.fixture
 def crm_judge(crm_settings: RunSettings, crm_usage: UsageLedger) -> ReplyJudge:
     """Grades reply criteria with the judge model (--crm-judge-model). Without one, every criterion
     is 'not judged' (never a pass)."""
-    models = crm_settings.models
+    return make_judge(crm_settings, crm_usage)
+
+
+# -- the builders behind the fixtures (also used by --crm-concurrency's run-ahead) ------------------
+
+
+def make_agent(
+    config: pytest.Config,
+    settings: RunSettings,
+    task: Task,
+    env_class: type[ToolEnvironment],
+    seed: int,
+    usage: UsageLedger,
+) -> Agent:
+    models = settings.models
+    context = AgentContext(
+        task=task,
+        environment=env_class,
+        seed=seed,
+        limits=settings.limits,
+        model=models.config(models.agent, seed=seed) if models.agent else None,
+        usage=usage,
+        graph_dirs=settings.graph_dirs,
+    )
+    try:
+        agent: Any = config.hook.pytest_crmbench_make_agent(name=settings.agent, context=context)
+    except AgentConfigError as exc:
+        # The same error would repeat for every task, so stop the run.
+        pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+    return agent  # type: ignore[no-any-return]
+
+
+def make_user(settings: RunSettings, task: Task, seed: int, usage: UsageLedger) -> User:
+    models = settings.models
+    if models.user is None:
+        return ScriptedUser(task)
+    from pytest_crmbench.simulator import LLMUser
+
+    return LLMUser(task, ModelClient(models.config(models.user, seed=seed), "user", usage))
+
+
+def make_judge(settings: RunSettings, usage: UsageLedger) -> ReplyJudge:
+    models = settings.models
     if models.judge is None:
         return not_judged
     from pytest_crmbench.judge import LLMJudge
 
-    return LLMJudge(models.config(models.judge)).bind(crm_usage)
+    return LLMJudge(models.config(models.judge)).bind(usage)

@@ -247,7 +247,17 @@ class ModelClient:
         """One completion, retried on transient failures. Raises InfraError or AgentAbort (see module doc)."""
         litellm = litellm_module()
         config = self.config
-        kwargs: dict[str, Any] = {"model": config.model, "messages": list(messages), "max_retries": 0}
+        # The timeout is constant per config on purpose: litellm caches its HTTP clients by a key
+        # that includes the timeout, so a per-call value (say, capped by the task deadline) would
+        # build a new client, and open new connections, on every call. The task deadline is
+        # enforced between calls by the episode and the agents.
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "messages": list(messages),
+            "max_retries": 0,
+            "timeout": config.timeout_s,
+            "drop_params": True,
+        }
         if config.api_base:
             kwargs["api_base"] = config.api_base
             if not _has_key_for(config.model):
@@ -263,16 +273,9 @@ class ModelClient:
             kwargs["response_format"] = dict(response_format)
         last: str = ""
         for attempt in range(config.retries + 1):
-            timeout = config.timeout_s
-            if deadline is not None:
-                timeout = min(timeout, deadline - self._clock())
-                if timeout <= 0:
-                    raise InfraError(
-                        f"{self.role} model {config.model}: no time left for a call ({last or 'deadline'})"
-                    )
             started = self._clock()
             try:
-                response = litellm.completion(timeout=timeout, drop_params=True, **kwargs)
+                response = _send(litellm, kwargs)
             except Exception as exc:
                 kind = classify(exc)
                 last = redact(f"{type(exc).__name__}: {str(exc)[:300]}")
@@ -318,6 +321,26 @@ class ModelClient:
         if self._price is False:
             self._price = self.config.prices.get(self.config.model) or map_price(self.config.model)
         return self._price
+
+
+_first_calls = threading.Lock()
+_warm: set[tuple[str, str | None]] = set()
+
+
+def _send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
+    """``litellm.completion``; the first call per (model, api_base) runs alone.
+
+    litellm builds and caches its HTTP client on first use without a lock: concurrent first
+    calls each build one, and all but the cached one are dropped with their sockets open.
+    """
+    key = (str(kwargs["model"]), kwargs.get("api_base"))
+    if key in _warm:
+        return litellm.completion(**kwargs)
+    with _first_calls:
+        try:
+            return litellm.completion(**kwargs)
+        finally:
+            _warm.add(key)
 
 
 def _has_key_for(model: str) -> bool:

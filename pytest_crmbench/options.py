@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import pytest
 
@@ -76,6 +76,13 @@ _OPTIONS: list[tuple[str, str, Callable[[str], Any], str, str]] = [
         "Retries of a rate-limited, failing or timed-out request before the task is infra. Default 4.",
     ),
     (
+        "--crm-concurrency",
+        "crm_concurrency",
+        int,
+        "N",
+        "Play up to N episodes at once in threads of this process (model runs; not with -n). Default 1.",
+    ),
+    (
         "--crm-prices",
         "crm_prices",
         str,
@@ -83,7 +90,7 @@ _OPTIONS: list[tuple[str, str, Callable[[str], Any], str, str]] = [
         "YAML/JSON price table {model: {input, output}} in USD per 1M tokens, for models litellm does not price.",
     ),
 ]
-_DEFAULTS = {"crm_request_timeout": "120", "crm_retries": "4"}
+_DEFAULTS = {"crm_request_timeout": "120", "crm_retries": "4", "crm_concurrency": "1"}
 
 
 def addoption(parser: pytest.Parser) -> None:
@@ -117,8 +124,15 @@ def _value(config: pytest.Config, name: str, convert: Callable[[str], T]) -> T |
         raise pytest.UsageError(f"ini option {name} = {raw!r} is not a valid {convert.__name__}") from None
 
 
-def resolve(config: pytest.Config, agent: str | None) -> tuple[str, ModelSettings, tuple[Path, ...]]:
-    """(agent name, model settings, graph dirs) from the options; ``agent`` is --crm-agent/ini if given."""
+class ModelOptions(NamedTuple):
+    agent: str
+    models: ModelSettings
+    graph_dirs: tuple[Path, ...]
+    concurrency: int
+
+
+def resolve(config: pytest.Config, agent: str | None) -> ModelOptions:
+    """The resolved options; ``agent`` is the --crm-agent / crm_agent value if one was given."""
     model = _value(config, "crm_model", str)
     if model in ("gold", "null"):
         agent, model = agent or model, None
@@ -148,4 +162,12 @@ def resolve(config: pytest.Config, agent: str | None) -> tuple[str, ModelSetting
         prices=prices,
     )
     graph_dirs = tuple(config.rootpath / d for d in config.getini("crm_graph_dirs"))
-    return agent, settings, graph_dirs
+    concurrency = _value(config, "crm_concurrency", int) or 1
+    if concurrency < 1:
+        raise pytest.UsageError("--crm-concurrency must be at least 1")
+    if concurrency > 1 and config.getoption("numprocesses", None):
+        raise pytest.UsageError(
+            "--crm-concurrency cannot be combined with -n: xdist hands items to workers one by one, so no"
+            " worker knows which episodes to play ahead"
+        )
+    return ModelOptions(agent, settings, graph_dirs, concurrency)

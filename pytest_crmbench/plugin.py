@@ -18,6 +18,7 @@ from pytest_crmbench.agents import AgentContext, load_factory
 from pytest_crmbench.collect import TaskFile
 from pytest_crmbench.episode import Agent, Limits
 from pytest_crmbench.errors import CrmbenchError
+from pytest_crmbench.runahead import RunAhead
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
 from pytest_crmbench.stash import registered_markers_key, settings_key
@@ -102,6 +103,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
     if not is_worker(config):
         config.pluginmanager.register(RunSummary(), "crmbench-summary")
+    if settings.concurrency > 1:
+        config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     check_agent_name(config, settings.agent)
@@ -137,13 +140,12 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         raise pytest.UsageError(
             "crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)"
         )
-    agent, models, graph_dirs = options.resolve(
-        config, config.getoption("crm_agent") or config.getini("crm_agent") or None
-    )
+    chosen = options.resolve(config, config.getoption("crm_agent") or config.getini("crm_agent") or None)
     return RunSettings(
-        agent=agent,
-        models=models,
-        graph_dirs=graph_dirs,
+        agent=chosen.agent,
+        models=chosen.models,
+        graph_dirs=chosen.graph_dirs,
+        concurrency=chosen.concurrency,
         base_seed=value("crm_seed", "crm_seed", int),
         limits=limits,
         env_dirs=tuple(config.rootpath / d for d in config.getini("crm_env_dirs")),

@@ -22,3 +22,4 @@ class RunSettings:
     task_exclude: tuple[str, ...] = ("tasks/manifest.yaml",)
     models: ModelSettings = field(default_factory=ModelSettings)
     graph_dirs: tuple[Path, ...] = ()
+    concurrency: int = 1

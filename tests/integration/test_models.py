@@ -295,3 +295,20 @@ def test_flat_agent_exposes_every_tool(payments: CrmProject, server: FakeLLM) ->
     assert {r["node"] for r in evidence["routing"]} == {"flat"}
     assert server.by_role("router") == []
     assert len(server.by_role("agent")[0].body["tools"]) == 22
+
+
+def test_concurrency_plays_episodes_ahead_with_the_same_results(payments: CrmProject, server: FakeLLM) -> None:
+    selected = f"{CASE_A_ID} or {CASE_B_ID} or {CASE_C_ID}"
+    result = run(payments, server, selected, "--crm-concurrency=3", "--crm-max-turns=4")
+    result.assert_outcomes(passed=1, failed=6, deselected=70)  # B and C with two failed subtests each
+    assert server.max_in_flight >= 2
+    outcomes = {task: record(payments, task)["verdict"]["outcome"] for task in (CASE_A_ID, CASE_B_ID, CASE_C_ID)}
+    assert outcomes == {CASE_A_ID: "success", CASE_B_ID: "failure", CASE_C_ID: "failure"}
+    loyalty = record(payments, CASE_B_ID)["evidence"]["final_state"]["accounts"]["ACC-1002"]["loyalty_points"]
+    assert loyalty == 310
+
+
+def test_concurrency_and_xdist_are_exclusive(payments: CrmProject) -> None:
+    result = payments.run("tasks/payments.yaml", "--crm-model=openai/x", "--crm-concurrency=4", "-n", "2")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--crm-concurrency cannot be combined with -n*"])
