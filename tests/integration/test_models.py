@@ -299,6 +299,7 @@ def test_flat_agent_exposes_every_tool(payments: CrmProject, server: FakeLLM) ->
 
 def test_concurrency_plays_episodes_ahead_with_the_same_results(payments: CrmProject, server: FakeLLM) -> None:
     selected = f"{CASE_A_ID} or {CASE_B_ID} or {CASE_C_ID}"
+    server.latency_s = 0.05  # long enough for the three episodes' calls to overlap
     result = run(payments, server, selected, "--crm-concurrency=3", "--crm-max-turns=4")
     result.assert_outcomes(passed=1, failed=6, deselected=70)  # B and C with two failed subtests each
     assert server.max_in_flight >= 2
