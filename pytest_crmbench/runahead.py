@@ -11,6 +11,7 @@ schedules items to workers dynamically, so a worker cannot know which items to p
 
 from __future__ import annotations
 
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -35,6 +36,8 @@ class Played:
     evidence: Evidence
     verdict: TaskVerdict
     agent: Agent
+    latency_s: float
+    """Wall time of the episode itself (not of waiting for it), for result records."""
 
 
 played_key = pytest.StashKey[Future[Played]]()  # on item.stash
@@ -53,12 +56,14 @@ def play(
     trial: int,
 ) -> Played:
     """Episode + grading of one item: what every task item does, inline or ahead of time."""
+    started = time.monotonic()
     evidence = run_episode(
         task, env, agent, user, agent_name=agent_name, limits=settings.limits, trial=trial, usage=usage
     )
+    latency_s = time.monotonic() - started
     verdict = grade(task, evidence, judge)
     verdict.judge_usage = usage.get("judge")
-    return Played(evidence, verdict, agent)
+    return Played(evidence, verdict, agent, latency_s)
 
 
 def own_fixtures(item: pytest.Item) -> bool:
