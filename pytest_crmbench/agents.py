@@ -1,8 +1,10 @@
 """Built-in agents and the factory seam for everyone else's.
 
 An agent is built once per episode by a factory ``(AgentContext) -> Agent``. Names resolve as:
-``gold`` (replay the task's gold path), ``null`` (do nothing), ``package.module:factory`` (your
-own), or whatever a ``pytest_crmbench_make_agent`` hook implementation returns first.
+``gold`` (replay the task's gold path), ``null`` (do nothing), ``graph`` and ``flat`` (the
+reference scaffolds in :mod:`pytest_crmbench.reference`, which call ``--crm-model``),
+``package.module:factory`` (your own), or whatever a ``pytest_crmbench_make_agent`` hook
+implementation returns first.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent, Limits, ToolBox
@@ -19,6 +22,10 @@ from pytest_crmbench.evidence import Message
 from pytest_crmbench.grading.paths import resolve
 from pytest_crmbench.matchers import MISSING
 from pytest_crmbench.spec import REPLY_REFERENCE, GoldCall, Task, gold_reference
+from pytest_crmbench.usage import UsageLedger
+
+if TYPE_CHECKING:
+    from pytest_crmbench.llm import ModelConfig
 
 
 @dataclass(frozen=True)
@@ -33,6 +40,12 @@ class AgentContext:
     environment: type[ToolEnvironment]
     seed: int
     limits: Limits = field(default_factory=Limits)
+    model: ModelConfig | None = None
+    """The agent model (``--crm-model``) with the sampling settings and this episode's seed; None without one."""
+    usage: UsageLedger = field(default_factory=UsageLedger)
+    """Record model usage here (role ``agent``); it ends up in the evidence."""
+    graph_dirs: tuple[Path, ...] = ()
+    """Where capability graphs live (``crm_graph_dirs``), for agents that use them."""
 
 
 AgentFactory = Callable[[AgentContext], Agent]
@@ -99,10 +112,27 @@ class NullAgent:
         return self.REPLY
 
 
+def _graph_agent(context: AgentContext) -> Agent:
+    # Imported on use: the reference agents need the model layer, gold and null runs do not.
+    from pytest_crmbench.reference.graph_agent import make_graph_agent
+
+    return make_graph_agent(context)
+
+
+def _flat_agent(context: AgentContext) -> Agent:
+    from pytest_crmbench.reference.flat_agent import make_flat_agent
+
+    return make_flat_agent(context)
+
+
 BUILTIN_AGENTS: dict[str, AgentFactory] = {
     "gold": lambda context: GoldAgent(context.task),
     "null": lambda context: NullAgent(),
+    "graph": _graph_agent,
+    "flat": _flat_agent,
 }
+MODEL_AGENTS = frozenset({"graph", "flat"})
+"""Built-in agents that call ``--crm-model``."""
 
 
 def load_factory(name: str) -> AgentFactory:

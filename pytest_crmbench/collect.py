@@ -7,25 +7,26 @@ request fixtures like any test function (no private fixture API): ``--lf``, reru
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import pytest
 
 from pytest_crmbench.agents import BUILTIN_AGENTS, GoldAgent
 from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import Agent, run_episode
+from pytest_crmbench.episode import Agent
 from pytest_crmbench.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.evidence import Evidence
-from pytest_crmbench.grading import ReplyJudge, grade
+from pytest_crmbench.grading import ReplyJudge
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.loader import TaskRecord, field_line, load_task_file
 from pytest_crmbench.recorder import record_settings_key
 from pytest_crmbench.registry import discover, environment_for
 from pytest_crmbench.render import transcript
 from pytest_crmbench.results import finished_properties
+from pytest_crmbench.runahead import play, played_key
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
+from pytest_crmbench.usage import UsageLedger
 from pytest_crmbench.users import User
 
 
@@ -136,23 +137,29 @@ def run_crm_task(
     crm_user: User,
     crm_judge: ReplyJudge,
     crm_settings: RunSettings,
+    crm_usage: UsageLedger,
     subtests: pytest.Subtests,
     request: pytest.FixtureRequest,
 ) -> None:
     """The body of every task item."""
     item = request.node
-    started = time.monotonic()
-    evidence = run_episode(
-        crm_task,
-        crm_env,
-        crm_agent,
-        crm_user,
-        agent_name=agent_label(crm_agent, crm_settings),
-        limits=crm_settings.limits,
-        trial=getattr(item, "trial", 0),
-    )
-    latency_s = time.monotonic() - started
-    verdict = grade(crm_task, evidence, crm_judge)
+    ahead = item.stash.get(played_key, None)
+    if ahead is not None:
+        # --crm-concurrency played this episode in the background with the same fixtures' builders.
+        played = ahead.result()
+    else:
+        played = play(
+            crm_task,
+            crm_env,
+            crm_agent,
+            crm_user,
+            crm_judge,
+            crm_settings,
+            crm_usage,
+            agent_name=agent_label(crm_agent, crm_settings),
+            trial=getattr(item, "trial", 0),
+        )
+    evidence, verdict, crm_agent = played.evidence, played.verdict, played.agent
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
     # The result record travels to the controller on the report (before any check can fail).
@@ -162,7 +169,7 @@ def run_crm_task(
             evidence,
             verdict,
             settings=crm_settings,
-            latency_s=latency_s,
+            latency_s=played.latency_s,
             nodeid=item.nodeid,
             with_trace=item.config.stash[record_settings_key].run_dir is not None,
         )

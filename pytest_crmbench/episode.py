@@ -16,6 +16,7 @@ from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.errors import AgentAbort, InfraError
 from pytest_crmbench.evidence import Evidence, Message, RoutingDecision, Termination, ToolCall
 from pytest_crmbench.spec import Task
+from pytest_crmbench.usage import UsageLedger
 from pytest_crmbench.users import User
 
 
@@ -83,8 +84,13 @@ def run_episode(
     limits: Limits = Limits(),
     trial: int = 0,
     clock: Callable[[], float] = time.monotonic,
+    usage: UsageLedger | None = None,
 ) -> Evidence:
-    """Run the conversation and freeze its evidence. Never raises for agent or provider failures."""
+    """Run the conversation and freeze its evidence. Never raises for agent or provider failures.
+
+    ``usage`` is the ledger the agent and the user report model calls into (see
+    :mod:`pytest_crmbench.usage`); its agent and user shares are copied into the evidence.
+    """
     messages: list[Message] = []
     routing: list[RoutingDecision] = []
     deadline = clock() + limits.task_timeout_s
@@ -105,6 +111,7 @@ def run_episode(
         initial_state=env.initial_state,
         final_state=env.state,
         termination=termination,
+        usage=usage.snapshot() if usage is not None else {},
     )
 
 

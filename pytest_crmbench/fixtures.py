@@ -1,7 +1,8 @@
 """Public fixtures of a task item. Override any of them in your ``conftest.py``.
 
 ``crm_task`` -> ``crm_env_class`` + ``crm_seed`` -> ``crm_env`` (fresh per item) ->
-``crm_agent`` / ``crm_user`` -> episode; ``crm_judge`` grades reply criteria.
+``crm_agent`` / ``crm_user`` -> episode; ``crm_judge`` grades reply criteria. ``crm_usage`` is the
+item's usage ledger: whatever calls a model reports into it (agent, user, judge).
 """
 
 from __future__ import annotations
@@ -16,11 +17,13 @@ from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent
 from pytest_crmbench.errors import AgentConfigError
 from pytest_crmbench.grading import ReplyJudge, not_judged
+from pytest_crmbench.llm import ModelClient
 from pytest_crmbench.registry import environment_for
 from pytest_crmbench.seeding import derive_seed
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import Task
 from pytest_crmbench.stash import settings_key
+from pytest_crmbench.usage import UsageLedger
 from pytest_crmbench.users import ScriptedUser, User
 
 
@@ -60,31 +63,80 @@ def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int)
 
 
 @pytest.fixture
+def crm_usage() -> UsageLedger:
+    """The item's model usage ledger (per role); it ends up in the evidence and the verdict."""
+    return UsageLedger()
+
+
+@pytest.fixture
 def crm_agent(
     crm_task: Task,
     crm_env_class: type[ToolEnvironment],
     crm_seed: int,
     crm_settings: RunSettings,
+    crm_usage: UsageLedger,
     pytestconfig: pytest.Config,
 ) -> Agent:
     """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
-    context = AgentContext(task=crm_task, environment=crm_env_class, seed=crm_seed, limits=crm_settings.limits)
+    return make_agent(pytestconfig, crm_settings, crm_task, crm_env_class, crm_seed, crm_usage)
+
+
+@pytest.fixture
+def crm_user(crm_task: Task, crm_settings: RunSettings, crm_seed: int, crm_usage: UsageLedger) -> User:
+    """The user side: the model simulator with a user model (--crm-user-model), else a scripted
+    user that says the opening line."""
+    return make_user(crm_settings, crm_task, crm_seed, crm_usage)
+
+
+@pytest.fixture
+def crm_judge(crm_settings: RunSettings, crm_usage: UsageLedger) -> ReplyJudge:
+    """Grades reply criteria with the judge model (--crm-judge-model). Without one, every criterion
+    is 'not judged' (never a pass)."""
+    return make_judge(crm_settings, crm_usage)
+
+
+# -- the builders behind the fixtures (also used by --crm-concurrency's run-ahead) ------------------
+
+
+def make_agent(
+    config: pytest.Config,
+    settings: RunSettings,
+    task: Task,
+    env_class: type[ToolEnvironment],
+    seed: int,
+    usage: UsageLedger,
+) -> Agent:
+    models = settings.models
+    context = AgentContext(
+        task=task,
+        environment=env_class,
+        seed=seed,
+        limits=settings.limits,
+        model=models.config(models.agent, seed=seed) if models.agent else None,
+        usage=usage,
+        graph_dirs=settings.graph_dirs,
+    )
     try:
-        agent: Any = pytestconfig.hook.pytest_crmbench_make_agent(name=crm_settings.agent, context=context)
+        agent: Any = config.hook.pytest_crmbench_make_agent(name=settings.agent, context=context)
     except AgentConfigError as exc:
-        # Only reachable when a hook implementation exists (otherwise pytest_configure already
-        # refused the name): the same error would repeat for every task, so stop the run.
+        # The same error would repeat for every task, so stop the run.
         pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
     return agent  # type: ignore[no-any-return]
 
 
-@pytest.fixture
-def crm_user(crm_task: Task) -> User:
-    """The user side: a scripted user that says the opening line (models come with --crm-model)."""
-    return ScriptedUser(crm_task)
+def make_user(settings: RunSettings, task: Task, seed: int, usage: UsageLedger) -> User:
+    models = settings.models
+    if models.user is None:
+        return ScriptedUser(task)
+    from pytest_crmbench.simulator import LLMUser
+
+    return LLMUser(task, ModelClient(models.config(models.user, seed=seed), "user", usage))
 
 
-@pytest.fixture(scope="session")
-def crm_judge() -> ReplyJudge:
-    """Grades reply criteria. Without a judge model, every criterion is 'not judged' (never a pass)."""
-    return not_judged
+def make_judge(settings: RunSettings, usage: UsageLedger) -> ReplyJudge:
+    models = settings.models
+    if models.judge is None:
+        return not_judged
+    from pytest_crmbench.judge import LLMJudge
+
+    return LLMJudge(models.config(models.judge)).bind(usage)

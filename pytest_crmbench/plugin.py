@@ -13,11 +13,12 @@ from typing import Any, TypeVar
 
 import pytest
 
-from pytest_crmbench import fixtures, hookspec, recorder
+from pytest_crmbench import fixtures, hookspec, options, recorder
 from pytest_crmbench.agents import AgentContext, load_factory
 from pytest_crmbench.collect import TaskFile
 from pytest_crmbench.episode import Agent, Limits
 from pytest_crmbench.errors import CrmbenchError
+from pytest_crmbench.runahead import RunAhead
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
 from pytest_crmbench.stash import registered_markers_key, settings_key
@@ -35,7 +36,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--crm-agent",
         dest="crm_agent",
         metavar="NAME",
-        help="Agent to evaluate: gold (replay gold paths; default), null, or package.module:factory.",
+        help="Agent to evaluate: gold (replay gold paths; default without a model), null, graph (default with"
+        " --crm-model), flat, or package.module:factory.",
     )
     group.addoption(
         "--crm-seed",
@@ -66,7 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Per-task wall-clock limit (a failure). Default 1200.",
     )
     recorder.add_options(parser)
-    parser.addini("crm_agent", "Default agent (see --crm-agent).", default="gold")
+    parser.addini("crm_agent", "Default agent (see --crm-agent).", default="")
     parser.addini("crm_seed", "Default base seed (see --crm-seed).", default="0")
     parser.addini("crm_max_turns", "Default user-turn limit.", default="30")
     parser.addini("crm_max_iterations", "Default ReAct iterations per turn.", default="10")
@@ -89,15 +91,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="linelist",
         default=["envs"],
     )
+    options.addoption(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     settings = resolve_settings(config)
     config.stash[settings_key] = settings
     config.stash[registered_markers_key] = set()
+    options.configure(config)
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
     recorder.configure(config, settings, is_worker(config))
+    if settings.concurrency > 1:
+        config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     check_agent_name(config, settings.agent)
@@ -133,8 +139,12 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         raise pytest.UsageError(
             "crmbench limits must be positive (--crm-max-turns, --crm-max-iterations, --crm-timeout)"
         )
+    chosen = options.resolve(config, config.getoption("crm_agent") or config.getini("crm_agent") or None)
     return RunSettings(
-        agent=value("crm_agent", "crm_agent", str),
+        agent=chosen.agent,
+        models=chosen.models,
+        graph_dirs=chosen.graph_dirs,
+        concurrency=chosen.concurrency,
         base_seed=value("crm_seed", "crm_seed", int),
         limits=limits,
         trials=recorder.resolve_trials(config),

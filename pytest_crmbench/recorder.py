@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -187,12 +188,35 @@ def system_name(settings: RunSettings) -> str:
 
 
 def models(settings: RunSettings) -> dict[str, Any]:
-    # Issue 4 adds these settings; reading them by name keeps this module mergeable before it.
+    """Model and provider ids per role (the provider is the litellm prefix, e.g. ``openai``)."""
+    ids = {"agent": settings.models.agent, "user": settings.models.user, "judge": settings.models.judge}
     return {
-        "agent": model_of(settings),
-        "user": getattr(settings, "user_model", None),
-        "judge": getattr(settings, "judge_model", None),
+        **ids,
+        "providers": {role: model.split("/", 1)[0] if model and "/" in model else None for role, model in ids.items()},
     }
+
+
+def sampling(settings: RunSettings) -> dict[str, Any]:
+    """How every model call is made; the API base is kept without credentials or query."""
+    chosen = settings.models
+    return {
+        "temperature": chosen.temperature,
+        "max_tokens": chosen.max_tokens,
+        "request_timeout_s": chosen.timeout_s,
+        "retries": chosen.retries,
+        "api_base": _without_credentials(chosen.api_base),
+        "prices": sorted(chosen.prices),
+        "concurrency": settings.concurrency,
+    }
+
+
+def _without_credentials(url: str | None) -> str | None:
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def build_manifest(
@@ -215,7 +239,7 @@ def build_manifest(
         },
         "agent": settings.agent,
         "models": ids,
-        "sampling": jsonable(getattr(settings, "sampling", None)),
+        "sampling": jsonable(sampling(settings)),
         "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
         "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
         "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},

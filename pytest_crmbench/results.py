@@ -112,9 +112,8 @@ def utc_now() -> str:
 
 
 def model_of(settings: RunSettings) -> str | None:
-    """The agent model id. Issue 4 adds ``RunSettings.model``; until then there is none."""
-    model = getattr(settings, "model", None)
-    return model if isinstance(model, str) else None
+    """The agent model id (``--crm-model``), None for gold, null and scripted agents."""
+    return settings.models.agent
 
 
 def _usage(usage: Usage | None) -> UsageRecord | None:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_crmbench.episode import Limits
+from pytest_crmbench.llm import ModelSettings
 
 
 @dataclass(frozen=True)
@@ -20,3 +21,6 @@ class RunSettings:
     env_dirs: tuple[Path, ...] = ()
     task_globs: tuple[str, ...] = ("tasks/*.yaml",)
     task_exclude: tuple[str, ...] = ("tasks/manifest.yaml",)
+    models: ModelSettings = field(default_factory=ModelSettings)
+    graph_dirs: tuple[Path, ...] = ()
+    concurrency: int = 1

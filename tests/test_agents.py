@@ -12,7 +12,9 @@ def test_builtin_factories(mini_tasks: dict[str, Task], mini_env_class: type[Too
     context = AgentContext(task=mini_tasks["mini_balance_only_01"], environment=mini_env_class, seed=1)
     assert isinstance(load_factory("gold")(context), GoldAgent)
     assert isinstance(load_factory("null")(context), NullAgent)
-    assert set(BUILTIN_AGENTS) == {"gold", "null"}
+    assert set(BUILTIN_AGENTS) == {"gold", "null", "graph", "flat"}
+    with pytest.raises(AgentConfigError, match="need a model"):
+        load_factory("graph")(context)
 
 
 def test_factory_path_resolves_a_callable() -> None:

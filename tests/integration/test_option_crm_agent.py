@@ -81,7 +81,9 @@ def make(context):
 
 def test_unknown_agent_is_a_usage_error(mini_project: CrmProject) -> None:
     result = mini_project.run("--crm-agent=nonexistent")
-    assert_usage_error(result, "unknown agent 'nonexistent': use one of gold, null or 'package.module:factory'")
+    assert_usage_error(
+        result, "unknown agent 'nonexistent': use one of gold, null, graph, flat or 'package.module:factory'"
+    )
 
 
 def test_unimportable_module_is_a_usage_error(mini_project: CrmProject) -> None:

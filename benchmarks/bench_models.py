@@ -1,0 +1,141 @@
+"""Harness overhead of model runs: N tasks against the fake OpenAI server with injected latency.
+
+Runs ``pytest`` on N copies of spec case A (``payments_transfer_insufficient_then_retry_01``: router,
+node agent, simulator and judge calls, 12 requests per task) with the graph agent, against a
+:class:`~pytest_crmbench.fakellm.FakeLLM` in a *separate* process (its CPU is not counted), and
+reports for each concurrency:
+
+* requests served, wall time, process CPU (user + sys of pytest and its children) and peak RSS;
+* CPU per model request, gross and net of start-up (a process importing litellm);
+* wall time vs ideal = requests x latency / concurrency, and efficiency = ideal / wall.
+
+Usage: ``python benchmarks/bench_models.py [--tasks 32] [--latency 0.2] [--concurrency 1 4 16]
+[--xdist]`` (``--xdist`` uses ``-n C`` instead of ``--crm-concurrency=C``). See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CASE_A = "payments_transfer_insufficient_then_retry_01"
+
+
+def serve(latency: float) -> None:
+    """Child mode: run the fake server until stdin closes, then print the request counts."""
+    sys.path.insert(0, str(REPO))
+    from pytest_crmbench.fakellm import FakeLLM
+    from tests.llm_script import PAYMENTS_SCENARIOS, Script
+
+    with FakeLLM(Script(PAYMENTS_SCENARIOS), latency_s=latency, lifetime_s=3600) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+        print(json.dumps({"requests": sum(server.counts.values()), "max_in_flight": server.max_in_flight}), flush=True)
+
+
+def build_project(root: Path, tasks: int) -> None:
+    records = yaml.safe_load((REPO / "tasks" / "payments.yaml").read_text())
+    case = next(r for r in records if r["id"] == CASE_A)
+    (root / "tasks").mkdir()
+    (root / "tasks" / "bench.yaml").write_text(
+        yaml.safe_dump([{**case, "id": f"{CASE_A}_{i:04d}"} for i in range(tasks)], sort_keys=False)
+    )
+    (root / "envs").symlink_to(REPO / "envs", target_is_directory=True)
+    (root / "agents").symlink_to(REPO / "agents", target_is_directory=True)
+    (root / "pyproject.toml").write_text('[tool.pytest]\nstrict = true\ncrm_retry_backoff = "0.01"\n')
+
+
+def timed(command: list[str], cwd: Path) -> dict[str, float]:
+    """Wall, CPU (user + sys, children included) and peak RSS of one process."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    # wait4 covers the process itself; xdist workers are its children and report via RUSAGE_CHILDREN
+    # only after being waited for by it, which pytest-xdist does.
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024, "status": status}
+
+
+def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, Any]:
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(latency)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert server.stdout is not None and server.stdin is not None
+    base_url = server.stdout.readline().strip()
+    parallel = ["-n", str(concurrency)] if xdist and concurrency > 1 else [f"--crm-concurrency={concurrency}"]
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tasks",
+        "-q",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:cacheprovider",
+        "--crm-model=openai/agent-model",
+        "--crm-user-model=openai/user-model",
+        "--crm-judge-model=openai/judge-model",
+        f"--crm-api-base={base_url}",
+        *parallel,
+    ]
+    figures: dict[str, Any] = timed(command, root)
+    server.stdin.close()
+    figures.update(json.loads(server.stdout.readline()))
+    server.wait()
+    return figures
+
+
+def startup_cpu() -> float:
+    code = "from pytest_crmbench.llm import litellm_module; litellm_module()"
+    return timed([sys.executable, "-c", code], REPO)["cpu"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--tasks", type=int, default=32)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--xdist", action="store_true", help="-n C instead of --crm-concurrency=C")
+    parser.add_argument("--serve", type=float, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve is not None:
+        serve(args.serve)
+        return 0
+    startup = startup_cpu()
+    print(f"start-up (import litellm): {startup:.2f} s CPU")
+    print(
+        "| concurrency | requests | wall s | ideal s | efficiency | CPU s | CPU/request gross | net of start-up | peak RSS MiB | max in flight |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        build_project(root, args.tasks)
+        for concurrency in args.concurrency:
+            f = run(root, args.latency, concurrency, args.xdist)
+            requests = f["requests"]
+            ideal = requests * args.latency / concurrency
+            workers = concurrency if args.xdist and concurrency > 1 else 1
+            print(
+                f"| {concurrency} | {requests} | {f['wall']:.2f} | {ideal:.2f} | {ideal / f['wall']:.2f} | {f['cpu']:.2f} "
+                f"| {1000 * f['cpu'] / requests:.1f} ms | {1000 * (f['cpu'] - workers * startup) / requests:.1f} ms "
+                f"| {f['rss_mib']:.0f} | {f['max_in_flight']} |"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""The model layer without a server: classification, prices, cache-neutral cost, redaction."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.errors import CrmbenchError
+from pytest_crmbench.llm import Price, classify, load_price_table, parse_json_object, redact
+
+
+class FakeError(Exception):
+    def __init__(self, status: int | None) -> None:
+        self.status_code = status
+
+
+def named(name: str, status: int | None = None) -> Exception:
+    return type(name, (FakeError,), {})(status)
+
+
+@pytest.mark.parametrize(
+    ("exc", "kind"),
+    [
+        (named("RateLimitError", 429), "transient"),
+        (named("Timeout", 408), "transient"),
+        (named("InternalServerError", 500), "transient"),
+        (named("APIError", 529), "transient"),
+        (named("APIError", 402), "fatal"),  # litellm maps 402/403 to plain APIError
+        (named("AuthenticationError", 401), "fatal"),
+        (named("NotFoundError", 404), "fatal"),
+        (named("BadRequestError", 400), "fatal"),
+        (named("ContextWindowExceededError", 400), "model"),
+        (named("ContentPolicyViolationError", 400), "model"),
+        (ValueError("boom"), "fatal"),
+    ],
+)
+def test_classify(exc: Exception, kind: str) -> None:
+    assert classify(exc) == kind
+
+
+def test_price_table_is_per_million_and_cost_is_cache_neutral(tmp_path: Path) -> None:
+    table = tmp_path / "prices.yaml"
+    table.write_text("openai/local: {input: 0.25, output: 2}\n")
+    price = load_price_table(table)["openai/local"]
+    assert price == Price(Decimal("0.00000025"), Decimal("0.000002"))
+    assert price.cost(1000, 100) == Decimal("0.00045")
+
+
+@pytest.mark.parametrize("text", ["- a\n", "m: 3\n", "m: {input: 1}\n", "m: {input: x, output: 1}\n"])
+def test_bad_price_tables_are_errors(tmp_path: Path, text: str) -> None:
+    table = tmp_path / "prices.yaml"
+    table.write_text(text)
+    with pytest.raises(CrmbenchError, match="price table"):
+        load_price_table(table)
+
+
+def test_redact_hides_keys_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123")
+    assert redact("Incorrect API key provided: sk-secret-value-123.") == "Incorrect API key provided: ***."
+
+
+def test_parse_json_object_tolerates_a_fence() -> None:
+    assert parse_json_object('```json\n{"node": "general"}\n```') == {"node": "general"}
+    assert parse_json_object("[1]") is None

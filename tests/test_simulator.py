@@ -1,0 +1,66 @@
+"""The simulator's harness-side guards: early stops, invented facts, stop text (spec §A.1)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_crmbench.evidence import Message
+from pytest_crmbench.llm import ModelClient, ModelConfig
+from pytest_crmbench.simulator import LLMUser, facts
+from pytest_crmbench.spec import Task
+
+
+@pytest.fixture
+def user(mini_tasks: dict[str, Task]) -> LLMUser:
+    # The client is never called by validate().
+    return LLMUser(mini_tasks["mini_transfer_retry_01"], ModelClient(ModelConfig("openai/x"), "user"))
+
+
+def decision(action: str, message: str = "", evidence: str = "") -> str:
+    return json.dumps({"action": action, "message": message, "stop_evidence": evidence})
+
+
+CONVERSATION = (
+    Message(role="user", content="Please send money.", turn=0),
+    Message(role="assistant", content="I will send $50.00 to ACC-1 once you confirm.", turn=0),
+)
+
+
+def test_facts_normalise_amounts_and_ids() -> None:
+    assert facts("Send $1,000.00 to ACC-1002, mail me at a.b@example.com, PIN 8274, 2 items") == {
+        "1000",
+        "acc-1002",
+        "a.b@example.com",
+        "8274",
+    }
+
+
+def test_continue_with_known_facts_is_accepted(user: LLMUser) -> None:
+    made, problem = user.validate(decision("continue", "Yes, send $50.00 to ACC-1"), CONVERSATION)
+    assert problem == "" and made is not None and made.message == "Yes, send $50.00 to ACC-1"
+
+
+def test_invented_facts_are_sent_back(user: LLMUser) -> None:
+    made, problem = user.validate(decision("continue", "My PIN is 8274"), CONVERSATION)
+    assert made is None and "8274" in problem
+
+
+def test_stop_needs_a_verbatim_quote_of_the_assistant(user: LLMUser) -> None:
+    # "Early stop": the agent only proposed the transfer; the simulator claims it was done.
+    made, problem = user.validate(decision("stop", "Thanks", "The transfer was completed"), CONVERSATION)
+    assert made is None and "not a verbatim quote" in problem
+    made, problem = user.validate(decision("stop", "Thanks", ""), CONVERSATION)
+    assert made is None and "stop_evidence" in problem
+
+
+def test_valid_stop_keeps_its_closing_message(user: LLMUser) -> None:
+    made, _ = user.validate(decision("stop", "Thanks, bye", "I  will send $50.00"), CONVERSATION)
+    assert made is not None and made.stop and made.message == "Thanks, bye"
+
+
+@pytest.mark.parametrize("text", ["", "stop", '{"action": "maybe"}', decision("continue", "")])
+def test_malformed_decisions_are_sent_back(user: LLMUser, text: str) -> None:
+    made, problem = user.validate(text, CONVERSATION)
+    assert made is None and problem
