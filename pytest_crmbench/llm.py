@@ -334,13 +334,16 @@ def _send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
     calls each build one, and all but the cached one are dropped with their sockets open.
     """
     key = (str(kwargs["model"]), kwargs.get("api_base"))
-    if key in _warm:
-        return litellm.completion(**kwargs)
-    with _first_calls:
-        try:
-            return litellm.completion(**kwargs)
-        finally:
-            _warm.add(key)
+    if key not in _warm:
+        with _first_calls:
+            # Checked again under the lock: the threads that queued behind the first call must
+            # not each make their call inside the lock (that serialised a whole 16-way wave).
+            if key not in _warm:
+                try:
+                    return litellm.completion(**kwargs)
+                finally:
+                    _warm.add(key)
+    return litellm.completion(**kwargs)
 
 
 def _has_key_for(model: str) -> bool:
