@@ -6,7 +6,7 @@ import threading
 import uuid
 
 from pytest_crmbench.fakellm import FakeLLM, completion
-from pytest_crmbench.llm import ModelConfig, ModelClient
+from pytest_crmbench.llm import ModelClient, ModelConfig
 
 
 def test_threads_waiting_for_the_first_call_then_run_concurrently() -> None:
