@@ -24,7 +24,7 @@ from tests.integration.helpers import CrmProject
 from tests.llm_script import CASE_A, PAYMENTS_SCENARIOS, AgentTurn, Scenario, Script, rate_limited
 
 REPO = Path(__file__).resolve().parents[2]
-API_KEY = "sk-crmbench-test-DO-NOT-LEAK-0123456789"
+API_KEY = "fake-key-crmbench-test-DO-NOT-LEAK-0123456789"
 CASE_A_ID = "payments_transfer_insufficient_then_retry_01"
 CASE_B_ID = "payments_checkout_full_chain_02"
 CASE_C_ID = "payments_balance_check_01"

@@ -11,7 +11,7 @@ from pytest_crmbench.cli import main
 from pytest_crmbench.rundir import load_run, read_traces
 from tests.integration.helpers import MINI_IDS, CrmProject
 
-SECRET = "sk-test-0123456789abcdef"
+SECRET = "fake-key-test-0123456789abcdef"
 
 
 def test_a_gold_run_writes_nothing_by_default(mini_project: CrmProject) -> None:
