@@ -174,6 +174,11 @@ class Completion:
     """The assistant message to append to the history, reasoning content included."""
     finish_reason: str | None = None
 
+    def without_tool_calls(self) -> Completion:
+        """This answer as a plain reply: its tool calls dropped from the result and the history message."""
+        message = {k: v for k, v in self.message.items() if k != "tool_calls"}
+        return Completion(content=self.content, tool_calls=(), message=message, finish_reason=self.finish_reason)
+
 
 Failure = Literal["transient", "fatal", "model"]
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
@@ -241,6 +246,7 @@ class ModelClient:
         messages: Sequence[Mapping[str, Any]],
         *,
         tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
         response_format: Mapping[str, Any] | None = None,
         deadline: float | None = None,
     ) -> Completion:
@@ -269,6 +275,8 @@ class ModelClient:
             kwargs["max_tokens"] = config.max_tokens
         if tools:
             kwargs["tools"] = list(tools)
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
         if response_format is not None:
             kwargs["response_format"] = dict(response_format)
         last: str = ""
