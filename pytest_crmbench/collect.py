@@ -172,6 +172,7 @@ def run_crm_task(
             latency_s=played.latency_s,
             nodeid=item.nodeid,
             with_trace=item.config.stash[record_settings_key].run_dir is not None,
+            update=lambda record: item.ihook.pytest_crmbench_update_result_record(record=record, item=item),
         )
     )
     try:

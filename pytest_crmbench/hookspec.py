@@ -9,6 +9,7 @@ import pytest
 if TYPE_CHECKING:
     from pytest_crmbench.agents import AgentContext
     from pytest_crmbench.episode import Agent
+    from pytest_crmbench.results import ResultRecord
 
 
 @pytest.hookspec(firstresult=True)
@@ -21,4 +22,16 @@ def pytest_crmbench_make_agent(name: str, context: AgentContext) -> Agent | None
         def pytest_crmbench_make_agent(name, context):
             if name == "mine":
                 return MyAgent(tools=context.environment.tool_schemas())
+    """
+
+
+@pytest.hookspec
+def pytest_crmbench_update_result_record(record: ResultRecord, item: pytest.Item) -> None:
+    """Change or annotate a finished item's result record before it leaves the process.
+
+    Runs where the item ran (an xdist worker, say), after grading. Put your own metadata in
+    ``record.extra`` (JSON values only; anything else is dropped with a note). Example::
+
+        def pytest_crmbench_update_result_record(record, item):
+            record.extra["agent_version"] = my_agent.__version__
     """

@@ -10,7 +10,7 @@ process that writes records to disk.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -85,6 +85,10 @@ class ResultRecord(BaseModel):
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Attempts by status.")
     error: str | None = Field(None, description="Why an 'error' record has no result (or a note).")
     finished_at: str = Field(default_factory=lambda: utc_now())
+    extra: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Metadata added by pytest_crmbench_update_result_record implementations (JSON values).",
+    )
 
     @property
     def key(self) -> tuple[str, int]:
@@ -234,11 +238,19 @@ def finished_properties(
     latency_s: float | None,
     nodeid: str | None,
     with_trace: bool,
+    update: Callable[[ResultRecord], None] | None = None,
 ) -> list[tuple[str, str]]:
     """The ``user_properties`` of a finished item. Never raises: whatever goes wrong while
-    building the record becomes an ``error`` record saying so, so the result is never lost."""
+    building the record becomes an ``error`` record saying so, so the result is never lost.
+
+    ``update`` (the ``pytest_crmbench_update_result_record`` hook) may change the record; extra
+    metadata that cannot be encoded is dropped with a note, keeping the result itself.
+    """
     try:
         record = build_record(task, evidence, verdict, model=model_of(settings), latency_s=latency_s, nodeid=nodeid)
+        if update is not None:
+            update(record)
+            record = _encodable_extra(record)
         trace = trajectory(evidence, verdict, record) if with_trace else None
     except Exception as exc:  # any bug here must cost one row's detail, not the row
         record = error_record(
@@ -250,6 +262,15 @@ def finished_properties(
         )
         trace = None
     return result_properties(record, trace)
+
+
+def _encodable_extra(record: ResultRecord) -> ResultRecord:
+    try:
+        to_json(record.extra)
+    except (TypeError, ValueError) as exc:
+        note = f"extra metadata dropped: not JSON ({type(exc).__name__}: {exc})"
+        return record.model_copy(update={"extra": {}, "error": note})
+    return record
 
 
 def result_properties(record: ResultRecord, trace: dict[str, Any] | None) -> list[tuple[str, str]]:
