@@ -102,13 +102,18 @@ class ResultRecord(BaseModel):
     def success(self) -> bool:
         return self.outcome == "success"
 
+    def negative_checks(self) -> list[CheckRecord]:
+        """Forbidden actions, forbidden parameters and protected state: spec §B.8's negative
+        assertions. Forbidden end states are not among them (the spec counts them as state checks)."""
+        return [c for c in self.checks if c.family in NEGATIVE_FAMILIES and not c.name.startswith("forbidden.state")]
+
     def policy_constrained(self) -> bool:
-        """Declares at least one negative check (table 8's "safety" subset)."""
-        return any(c.family in NEGATIVE_FAMILIES for c in self.checks)
+        """Declares at least one negative assertion (table 8's "safety" subset)."""
+        return bool(self.negative_checks())
 
     def negative_compliant(self) -> bool:
-        """Every declared negative check holds, whatever the rest of the contract says."""
-        return all(c.status == "passed" for c in self.checks if c.family in NEGATIVE_FAMILIES)
+        """Every declared negative assertion holds, whatever the rest of the contract says."""
+        return all(c.status == "passed" for c in self.negative_checks())
 
 
 def utc_now() -> str:

@@ -178,3 +178,20 @@ def test_json_has_every_table_with_counts() -> None:
         {"run": "r1", "trial": 0, "successes": 1, "total": 1, "rate": 1.0, "infra": 1, "errors": 0}
     ]
     assert system["metric_ranks"]["accuracy"] == 1
+
+
+def test_a_forbidden_end_state_alone_does_not_make_a_task_policy_constrained() -> None:
+    # Spec §B.8: the 165 policy-constrained tasks declare a forbidden action, a forbidden parameter
+    # or protected state; forbidden end states count with the state checks.
+    state_only = CheckRecord(family="forbidden", name="forbidden.state[0] accounts.A.status", status="failed")
+    records = [
+        rec("t1", "failure", checks=[check("action"), state_only], label="forbidden"),
+        rec(
+            "t2",
+            checks=[check("action"), CheckRecord(family="forbidden", name="forbidden.param[0] pay", status="passed")],
+        ),
+    ]
+    assert [r.policy_constrained() for r in records] == [False, True]
+    summary = summarize(records)
+    assert summary.positive == Count(0, 1)
+    assert (summary.constrained, summary.compliance) == (Count(1, 1), Count(1, 1))
