@@ -99,6 +99,16 @@ def policy_split(leaderboard: Leaderboard) -> list[str]:
     return table(["System", "Positive", "Policy-constrained", "Δ (pp)", "Negative-check compliance"], rows)
 
 
+def metric_values(leaderboard: Leaderboard) -> list[str]:
+    """Figure 15: every metric on its own scale (the values figure 16 ranks), plus cost per success."""
+    values = leaderboard.metric_values()
+    rows = [
+        [system.system, *(pct(values[m][i]) for m in values), usd(system.first.cost_per_success)]
+        for i, system in enumerate(leaderboard.systems)
+    ]
+    return table(["System", *values, "Cost/success"], rows)
+
+
 def metric_ranks(leaderboard: Leaderboard) -> list[str]:
     ranks = leaderboard.metric_ranks()
     shared = {metric: stats.tied(values) for metric, values in ranks.items()}
@@ -179,6 +189,7 @@ SECTIONS = (
     ("Figure 13: failure composition by primary label", composition),
     ("Figure 14: component pass rates (declared, recorded verdicts only)", components),
     ("Table 8: positive vs policy-constrained tasks", policy_split),
+    ("Figure 15: per-metric standing (each metric on its own scale)", metric_values),
     ("Figure 16: ranks per metric (competition ranking)", metric_ranks),
     ("Usage by role", usage),
 )

@@ -166,6 +166,13 @@ def test_metric_ranks_use_competition_ranking_per_metric() -> None:
     assert ranks["accuracy"] == [1, 1]
     assert ranks["easy"] == [1, 2]
     assert ranks["hard"] == [2, 1]
+    # Figure 15 shows the values those ranks come from, each on its own scale, and cost per success.
+    assert tables.metric_values(board) == [
+        "| System | accuracy | macro  | easy    | hard    | d1     | Cost/success |",
+        "|--------|----------|--------|---------|---------|--------|--------------|",
+        "| alpha  | 50.00%   | 50.00% | 100.00% | 0.00%   | 50.00% | n/a          |",
+        "| beta   | 50.00%   | 50.00% | 0.00%   | 100.00% | 50.00% | n/a          |",
+    ]
 
 
 def test_json_has_every_table_with_counts() -> None:
