@@ -34,12 +34,14 @@ import json
 import random
 import re
 import string
+import types
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, ClassVar, Literal, TypeVar, get_type_hints, overload
+from decimal import Decimal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints, overload
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
 from pytest_crmbench.errors import EnvironmentDefinitionError
 from pytest_crmbench.evidence import ToolCall, ToolStatus
@@ -296,9 +298,28 @@ def _args_model(cls: type, method: Callable[..., Any], arg_docs: dict[str, str])
                 f"{cls.__name__}.{method.__name__}: parameter {param.name!r} needs a type hint"
             )
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[param.name] = (hints[param.name], Field(default, description=arg_docs.get(param.name)))
+        annotation = _no_bool_numbers(hints[param.name])
+        fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
     model_name = "".join(part.title() for part in method.__name__.split("_")) + "Args"
     return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def _reject_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("expected a number, got a boolean")
+    return value
+
+
+def _no_bool_numbers(annotation: Any) -> Any:
+    """Numeric parameters refuse JSON booleans (pydantic's lax mode would turn ``true`` into 1).
+
+    Everything else stays lax on purpose: a JSON number for a ``Decimal`` amount, say.
+    """
+    if annotation in (int, float, Decimal):
+        return Annotated[annotation, BeforeValidator(_reject_bool)]
+    if get_origin(annotation) in (Union, types.UnionType):
+        return Union[tuple(_no_bool_numbers(arg) for arg in get_args(annotation))]  # noqa: UP007
+    return annotation
 
 
 _ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)(?:\s*\([^)]*\))?:\s*(.*)$")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,23 @@ from pytest_crmbench.evidence import jsonable
 
 
 def canonical_json(value: Any) -> str:
-    """Sorted keys, no whitespace, decimals as exact strings: the same data gives the same text."""
+    """Sorted keys, no whitespace, decimals by value: the same data gives the same text.
+
+    ``130.00`` and ``130.0`` are one number to every check, so they hash alike too.
+    """
     if isinstance(value, BaseModel):
         value = value.model_dump(mode="python")
-    return json.dumps(jsonable(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return json.dumps(jsonable(_normal_decimals(value)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _normal_decimals(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return Decimal(format(value.normalize(), "f")) if value.is_finite() else value
+    if isinstance(value, dict):
+        return {k: _normal_decimals(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_normal_decimals(v) for v in value]
+    return value
 
 
 def sha256_text(text: str) -> str:

@@ -24,7 +24,6 @@ from pytest_crmbench.evidence import Evidence
 from pytest_crmbench.grading import ReplyJudge
 from pytest_crmbench.grading.verdict import CheckVerdict
 from pytest_crmbench.llm import ModelClient, ModelConfig, json_schema_format, parse_json_object
-from pytest_crmbench.simulator import squash
 from pytest_crmbench.spec import Task
 from pytest_crmbench.usage import UsageLedger
 
@@ -82,6 +81,11 @@ def judge_input(task: Task, evidence: Evidence) -> str:
     )
 
 
+def _spaces(text: str) -> str:
+    """Whitespace collapsed, nothing else: a quote must match the assistant's words and case."""
+    return " ".join(text.split())
+
+
 def validate(text: str, criteria: Sequence[str], said: Sequence[str]) -> tuple[list[CheckVerdict] | None, str]:
     """The verdicts in ``text``, or None and what is wrong with them."""
     data = parse_json_object(text)
@@ -92,7 +96,7 @@ def validate(text: str, criteria: Sequence[str], said: Sequence[str]) -> tuple[l
         return None, 'the answer needs "verdicts" (a list) and "contradiction_found" (a boolean).'
     if len(verdicts) != len(criteria):
         return None, f"there are {len(criteria)} criteria but {len(verdicts)} verdicts; give exactly one per criterion."
-    squashed = [squash(s) for s in said]
+    squashed = [_spaces(s) for s in said]
     checks: list[CheckVerdict] = []
     for index, (verdict, criterion) in enumerate(zip(verdicts, criteria, strict=True)):
         if not isinstance(verdict, dict) or verdict.get("criterion") != index:
@@ -104,7 +108,7 @@ def validate(text: str, criteria: Sequence[str], said: Sequence[str]) -> tuple[l
             return None, f"verdict {index} has no explanation."
         if decision == "pass" and not quote.strip():
             return None, f"verdict {index} passes without a quote; quote the assistant's words verbatim."
-        if quote.strip() and not any(squash(quote) in s for s in squashed):
+        if quote.strip() and not any(_spaces(quote) in s for s in squashed):
             return None, f"the quote of verdict {index} does not occur verbatim in the assistant's messages."
         checks.append(
             CheckVerdict(

@@ -114,6 +114,11 @@ def operator_of(constraint: Any) -> tuple[str, Any] | None:
 
 def check_constraint(constraint: Any) -> str | None:
     """Why a constraint is malformed, or None. Used by the task loader to fail at collection."""
+    top_level = isinstance(constraint, Mapping) and any(isinstance(k, str) and k.startswith("$") for k in constraint)
+    if not top_level and _nested_operator(constraint):
+        # {balance: {$gte: 1}} inside a literal would be compared as the literal text "$gte" and
+        # never match: say so rather than fail every agent silently.
+        return "operators apply to a whole value: use a dotted path per field (or $eq for a literal with $ keys)"
     if isinstance(constraint, Mapping) and any(isinstance(k, str) and k.startswith("$") for k in constraint):
         found = operator_of(constraint)
         if found is None:
@@ -130,6 +135,14 @@ def check_constraint(constraint: Any) -> str | None:
         if name == "$non_empty" and not isinstance(operand, bool):
             return "$non_empty needs true or false"
     return None
+
+
+def _nested_operator(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any((isinstance(k, str) and k.startswith("$")) or _nested_operator(v) for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(_nested_operator(v) for v in value)
+    return False
 
 
 def matches(constraint: Any, actual: Any) -> bool:

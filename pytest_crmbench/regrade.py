@@ -105,8 +105,22 @@ def saved_judge(saved_checks: Sequence[Mapping[str, Any]]) -> Any:
         if c.get("family") == "reply" and c.get("status") in ("passed", "failed")
     }
 
+    contradiction = next((c for c in saved_checks if c.get("name") == "reply[contradiction]"), None)
+
     def judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
         verdicts = not_judged(task, evidence)
+        if contradiction is not None:
+            # The transcript-level flag was judged on this very transcript: it still holds.
+            verdicts.append(
+                CheckVerdict(
+                    family="reply",
+                    name="reply[contradiction]",
+                    status=contradiction["status"],
+                    expected=False,
+                    actual=contradiction.get("actual"),
+                    diff=str(contradiction.get("diff") or ""),
+                )
+            )
         for index, criterion in enumerate(task.contract.reply_criteria):
             saved = by_criterion.get(criterion)
             if saved is not None:

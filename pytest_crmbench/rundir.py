@@ -80,6 +80,22 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     return sorted({v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}, key=len, reverse=True)
 
 
+_URL = re.compile(
+    r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]*@)?(?P<rest>[^\s?#]*)(?P<query>[?#]\S*)?"
+)
+
+
+def scrub_urls(text: str) -> str:
+    """URLs without credentials: userinfo (``user:key@``) and query strings (``?api_key=``) go."""
+
+    def clean(match: re.Match[str]) -> str:
+        userinfo = REDACTED + "@" if match.group("userinfo") else ""
+        query = "?" + REDACTED if match.group("query") else ""
+        return f"{match.group('scheme')}{userinfo}{match.group('rest')}{query}"
+
+    return _URL.sub(clean, text)
+
+
 def redact(value: Any, secrets: list[str]) -> Any:
     """``value`` with every occurrence of a secret replaced, at any depth.
 
@@ -89,7 +105,7 @@ def redact(value: Any, secrets: list[str]) -> Any:
     if isinstance(value, str):
         for secret in secrets:
             value = value.replace(secret, REDACTED)
-        return value
+        return scrub_urls(value)
     if isinstance(value, Mapping):
         return {k: redact(v, secrets) for k, v in value.items()}
     if isinstance(value, list):

@@ -220,3 +220,34 @@ def test_prepare_override_converts_the_override_once_per_reset(mini_env_class: t
     assert type(env.state["accounts"]["ACC-1"]["balance"]) is Decimal
     Normalizing(seed=1)
     assert len(seen) == 1  # no override, no call
+
+
+def test_numeric_parameters_refuse_booleans(mini_env_class: type[ToolEnvironment]) -> None:
+    env = mini_env_class(seed=1)
+    call = env.call("award_points", {"account_id": "ACC-1", "amount": True})
+    assert call.status == "error" and call.error is not None
+    assert "expected a number, got a boolean" in call.error["message"]
+    assert env.call("award_points", {"account_id": "ACC-1", "amount": 2}).status == "ok"  # JSON numbers still do
+    assert env.call("award_points", {"account_id": "ACC-1", "amount": "2.50"}).status == "ok"
+
+
+def test_optional_numbers_refuse_booleans_too() -> None:
+    class Opt(ToolEnvironment):
+        domain = "opt_numbers"
+
+        def default_state(self) -> dict[str, Any]:
+            return {}
+
+        @tool(kind="read")
+        def limit(self, n: int | None = None) -> dict[str, Any]:
+            """Echo n.
+
+            Args:
+                n: A count.
+            """
+            return {"n": n}
+
+    env = Opt(seed=1)
+    assert env.call("limit", {"n": True}).status == "error"
+    assert env.call("limit", {"n": 3}).result == {"n": 3}
+    assert env.call("limit", {}).result == {"n": None}

@@ -32,7 +32,7 @@ def test_formatting_does_not_change_a_task_hash() -> None:
 
 
 def test_canonical_json_is_exact_and_sorted() -> None:
-    assert canonical_json({"b": Decimal("1.50"), "a": [1, "é"]}) == '{"a":[1,"é"],"b":"1.50"}'
+    assert canonical_json({"b": Decimal("1.50"), "a": [1, "é"]}) == '{"a":[1,"é"],"b":"1.5"}'
 
 
 def test_combined_hash_ignores_order(tmp_path: Path) -> None:
@@ -40,3 +40,9 @@ def test_combined_hash_ignores_order(tmp_path: Path) -> None:
     path = tmp_path / "f"
     path.write_bytes(b"x")
     assert file_hash(path) == "sha256:2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881"
+
+
+def test_equal_decimals_hash_alike() -> None:
+    assert canonical_json({"a": Decimal("130.00")}) == canonical_json({"a": Decimal("130.0")}) == '{"a":"130"}'
+    assert canonical_json([Decimal("1E+2")]) == '["100"]'
+    assert content_hash({"a": Decimal("130.01")}) != content_hash({"a": Decimal("130.1")})

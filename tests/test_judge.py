@@ -66,3 +66,8 @@ def test_contradiction_fails_the_reply() -> None:
 def test_invalid_output_is_rejected(text: str, message: str) -> None:
     checks, problem = validate(text, CRITERIA, SAID)
     assert checks is None and message in problem
+
+
+def test_a_quote_must_keep_the_assistants_case() -> None:
+    checks, problem = validate(answer([verdict(0, quote="THE TRANSFER FAILED"), verdict(1)]), CRITERIA, SAID)
+    assert checks is None and "does not occur verbatim" in problem

@@ -90,3 +90,22 @@ def test_malformed_constraints(constraint: object, problem: str) -> None:
 def test_describe_shows_decimals_plainly() -> None:
     assert describe(Decimal("130.00")) == "130.00"
     assert describe({"$gte": 10}) == "gte 10"
+
+
+@pytest.mark.parametrize(
+    "constraint",
+    [
+        {"balance": {"$gte": 1}, "status": "active"},
+        {"a": {"$bogus": 1}},
+        [{"$contains": "x"}],
+        {"a": [{"b": {"$eq": 1}}]},
+    ],
+)
+def test_operators_nested_in_a_literal_are_refused(constraint: object) -> None:
+    message = check_constraint(constraint)
+    assert message is not None and "dotted path" in message
+
+
+def test_eq_may_hold_a_literal_with_dollar_keys() -> None:
+    assert check_constraint({"$eq": {"$weird": 1}}) is None
+    assert matches({"$eq": {"$weird": 1}}, {"$weird": 1})

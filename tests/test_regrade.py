@@ -132,3 +132,26 @@ def test_a_trajectory_file_from_outside_pytest(
 def test_state_differences_lists_paths() -> None:
     assert state_differences({"a": {"b": 1, "c": 2}}, {"a": {"b": 1, "c": 3, "d": 4}}) == ["a.c", "a.d"]
     assert state_differences([1], [2]) == ["(root)"]
+
+
+def test_saved_judge_keeps_the_contradiction_flag(mini_tasks: dict[str, Any]) -> None:
+    from pytest_crmbench.evidence import Evidence, Termination
+    from pytest_crmbench.grading import grade
+    from pytest_crmbench.regrade import saved_judge
+
+    task = mini_tasks["mini_balance_only_01"]
+    saved = [
+        {"family": "reply", "name": "reply[0]", "status": "passed", "expected": task.contract.reply_criteria[0]},
+        {
+            "family": "reply",
+            "name": "reply[contradiction]",
+            "status": "failed",
+            "actual": True,
+            "diff": "judge: contradiction",
+        },
+    ]
+    evidence = Evidence(task_id=task.id, agent="a", termination=Termination(reason="user_stop"))
+    verdict = grade(task, evidence, saved_judge(saved))
+    replies = {c.name: c.status for c in verdict.checks if c.family == "reply"}
+    assert replies == {"reply[0]": "passed", "reply[contradiction]": "failed"}
+    assert verdict.outcome == "failure"

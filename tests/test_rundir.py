@@ -103,3 +103,15 @@ def test_resume_compares_hash_agent_models_and_settings() -> None:
         "task_set: run has 'h1', now 'h2'",
         "settings: run has {'trials': 1}, now {'trials': 2}",
     ]
+
+
+def test_urls_lose_their_credentials_wherever_they_appear() -> None:
+    import json
+
+    from pytest_crmbench.rundir import redact, scrub_urls
+
+    arg = "--crm-api-base=https://alice:sk-live-SECRET@proxy.example.com/v1?api_key=QUERYSECRET"
+    assert scrub_urls(arg) == "--crm-api-base=https://<redacted>@proxy.example.com/v1?<redacted>"
+    assert scrub_urls("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
+    manifest = redact({"pytest": {"args": ["-k", "x", arg]}}, [])
+    assert "SECRET" not in json.dumps(manifest)

@@ -18,27 +18,18 @@ from pytest_crmbench.spec import Task
 ReplyJudge = Callable[[Task, Evidence], list[CheckVerdict]]
 """Grades ``task.contract.reply_criteria`` against the visible conversation (one verdict each)."""
 
-__all__ = ["CheckVerdict", "ReplyJudge", "TaskVerdict", "grade", "grade_checks", "not_judged"]
+__all__ = ["CheckVerdict", "ReplyJudge", "TaskVerdict", "grade", "grade_checks", "not_judged", "programmatic_checks"]
 
 
 def not_judged(task: Task, evidence: Evidence) -> list[CheckVerdict]:
     """The reply verdicts when no judge is configured."""
-    return [
-        CheckVerdict(
-            family="reply",
-            name=f"reply[{i}]",
-            status="not_judged",
-            expected=criterion,
-            diff=f"not judged (no judge model configured): {criterion}",
-        )
-        for i, criterion in enumerate(task.contract.reply_criteria)
-    ]
+    return _unjudged(task, "not judged (no judge model configured)")
 
 
-def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> list[CheckVerdict]:
-    """Every declared check, in the order families are written in a contract."""
+def programmatic_checks(task: Task, evidence: Evidence) -> list[CheckVerdict]:
+    """Every declared programmatic check, in the order families are written in a contract."""
     contract, trace = task.contract, evidence.tool_calls
-    verdicts = [
+    return [
         *checks.check_expected_actions(contract, trace),
         *checks.check_expected_params(contract, trace),
         *checks.check_action_order(contract, trace),
@@ -48,7 +39,12 @@ def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged)
         *checks.check_forbidden_state(contract, evidence.final_state),
         *checks.check_protected(contract, evidence.initial_state, evidence.final_state),
     ]
-    if contract.reply_criteria:
+
+
+def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> list[CheckVerdict]:
+    """Every declared check: the programmatic ones, then the reply criteria (raises the judge's InfraError)."""
+    verdicts = programmatic_checks(task, evidence)
+    if task.contract.reply_criteria:
         verdicts.extend(judge(task, evidence))
     return verdicts
 
@@ -58,15 +54,26 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
     termination = evidence.termination
     if termination.reason == "infra":
         return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=termination.detail)
-    try:
-        verdicts = grade_checks(task, evidence, judge)
-    except InfraError as exc:
-        # The judge failed after its retries: the episode cannot be scored (spec §A.3), which is
-        # not the model's fault.
-        return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=f"judge: {exc}")
+    verdicts = programmatic_checks(task, evidence)
     failed: set[str] = {v.family for v in verdicts if v.status == "failed"}
     if termination.reason in FAILED_TERMINATIONS:
         failed.add("execution")
+    detail = termination.detail
+    if task.contract.reply_criteria:
+        try:
+            verdicts.extend(judge(task, evidence))
+        except InfraError as exc:
+            if not failed:
+                # The judge failed after its retries and its verdict would decide the task: the
+                # episode cannot be scored (spec §A.3), which is not the model's fault.
+                return TaskVerdict(
+                    task_id=task.id, outcome="infra", termination=termination.reason, detail=f"judge: {exc}"
+                )
+            # A programmatic failure already decides the task (§A.2: the judge cannot overturn
+            # it), so a flaky judge must not take a real failure out of the denominator.
+            verdicts.extend(_unjudged(task, f"not judged (judge failed: {exc})"))
+            detail = f"judge: {exc}"
+    failed |= {v.family for v in verdicts if v.status == "failed"}
     outcome: Outcome
     if failed:
         outcome = "failure"
@@ -80,5 +87,12 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
         primary_label=primary_label(failed),
         checks=verdicts,
         termination=termination.reason,
-        detail=termination.detail,
+        detail=detail,
     )
+
+
+def _unjudged(task: Task, reason: str) -> list[CheckVerdict]:
+    return [
+        CheckVerdict(family="reply", name=f"reply[{i}]", status="not_judged", expected=c, diff=f"{reason}: {c}")
+        for i, c in enumerate(task.contract.reply_criteria)
+    ]

@@ -16,11 +16,18 @@ def resolve(tree: Any, path: str) -> Any:
             if segment not in node:
                 return MISSING
             node = node[segment]
-        elif isinstance(node, list) and segment.isdigit() and int(segment) < len(node):
-            node = node[int(segment)]
+        elif isinstance(node, list) and (index := list_index(segment)) is not None and index < len(node):
+            node = node[index]
         else:
             return MISSING
     return node
+
+
+def list_index(segment: str) -> int | None:
+    """A list index written as ASCII digits without leading zeros (``"01"`` and ``"²"`` are not)."""
+    if segment.isascii() and segment.isdigit() and (segment == "0" or not segment.startswith("0")):
+        return int(segment)
+    return None
 
 
 def deepest_existing(tree: Any, path: str) -> str:

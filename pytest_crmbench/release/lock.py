@@ -19,8 +19,8 @@ from pytest_crmbench.release.taskset import TaskSet, shown
 
 LOCK = "lock.json"
 DRIFT_HINT = "; if intended, bump the manifest version and run `crmbench validate --gold --write-lock`"
-SOURCE_SUFFIXES = (".py", ".json", ".md")
-"""Environment files that define behaviour or what the agent reads (code, seed data, policy)."""
+IGNORED_SUFFIXES = (".pyc", ".pyo")
+"""Every other file of a domain folder is part of it: code, seed data (any format), policy."""
 
 
 def lock_path(tasks_dir: Path) -> Path:
@@ -30,7 +30,12 @@ def lock_path(tasks_dir: Path) -> Path:
 def environment_files(folder: Path) -> dict[str, str]:
     """Relative path -> hash of every source file of a domain folder, sorted, caches excluded."""
     files = sorted(
-        p for p in folder.rglob("*") if p.suffix in SOURCE_SUFFIXES and p.is_file() and "__pycache__" not in p.parts
+        p
+        for p in folder.rglob("*")
+        if p.is_file()
+        and p.suffix not in IGNORED_SUFFIXES
+        and "__pycache__" not in p.parts
+        and not p.name.startswith(".")
     )
     return {p.relative_to(folder).as_posix(): file_hash(p) for p in files}
 

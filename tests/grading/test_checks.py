@@ -166,3 +166,15 @@ def test_is_subsequence() -> None:
     assert checks.is_subsequence(["a", "b"], ["a", "c", "b"])
     assert not checks.is_subsequence(["b", "a"], ["a", "b"])
     assert not checks.is_subsequence(["a", "a"], ["a"])
+
+
+def test_list_indices_are_plain_ascii_numbers() -> None:
+    from pytest_crmbench.grading.paths import resolve
+    from pytest_crmbench.matchers import MISSING
+
+    tree = {"a": [10, 20, 30, 40]}
+    assert resolve(tree, "a.1") == 20
+    assert resolve(tree, "a.01") is MISSING
+    assert resolve(tree, "a.²") is MISSING  # isdigit() but not an index; once a crash
+    assert resolve(tree, "a.٣") is MISSING
+    assert resolve(tree, "a.9") is MISSING

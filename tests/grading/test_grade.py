@@ -202,7 +202,8 @@ def test_a_judge_infra_failure_makes_the_task_infra_not_failed(mini_tasks: dict[
     def broken_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
         raise InfraError("judge returned invalid JSON 3 times")
 
-    task = mini_tasks["mini_balance_only_01"]
+    # Every programmatic check of the refusal task holds, so the judge alone would decide it.
+    task = mini_tasks["mini_refusal_close_01"]
     evidence = Evidence(task_id=task.id, agent="a", termination=Termination(reason="user_stop"))
     verdict = grade(task, evidence, broken_judge)
     assert (verdict.outcome, verdict.primary_label, verdict.detail) == (
@@ -210,3 +211,21 @@ def test_a_judge_infra_failure_makes_the_task_infra_not_failed(mini_tasks: dict[
         None,
         "judge: judge returned invalid JSON 3 times",
     )
+
+
+def test_a_judge_failure_cannot_take_a_real_failure_out_of_the_score(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    from pytest_crmbench.agents import NullAgent
+    from pytest_crmbench.errors import InfraError
+    from pytest_crmbench.users import ScriptedUser
+
+    def broken_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
+        raise InfraError("judge timed out 3 times")
+
+    task = mini_tasks["mini_balance_only_01"]
+    evidence = run_episode(task, mini_env_class(seed=1), NullAgent(), ScriptedUser(task), agent_name="null")
+    verdict = grade(task, evidence, broken_judge)
+    assert (verdict.outcome, verdict.primary_label) == ("failure", "action")
+    assert [(c.name, c.status) for c in verdict.checks if c.family == "reply"] == [("reply[0]", "not_judged")]
+    assert verdict.detail == "judge: judge timed out 3 times"

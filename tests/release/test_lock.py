@@ -103,3 +103,12 @@ def test_lock_hash_is_the_overall_hash_of_the_committed_lock(locked: Path, tmp_p
 def test_the_repository_lock_is_committed() -> None:
     root = Path(__file__).parents[2]
     assert lock_hash(root / "tasks") is not None
+
+
+def test_every_file_of_a_domain_folder_is_locked_whatever_its_format(tmp_path: Path) -> None:
+    from pytest_crmbench.release.lock import environment_files
+
+    for name in ("environment.py", "seed.yaml", "policy.txt", "data/rates.csv", "__pycache__/x.pyc", ".DS_Store"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(name)
+    assert sorted(environment_files(tmp_path)) == ["data/rates.csv", "environment.py", "policy.txt", "seed.yaml"]
