@@ -133,6 +133,11 @@ def _converse(
         if clock() > deadline:
             return Termination(reason="timeout", detail=f"task exceeded {limits.task_timeout_s:g}s during turn {turn}")
         decision = user.respond(tuple(messages))
+        if clock() > deadline:
+            # The agent's own time was checked above: the simulator (not under test) used up the
+            # task's limit, so this episode says nothing about the agent.
+            detail = f"the {limits.task_timeout_s:g}s task limit ran out while the user simulator answered turn {turn}"
+            return Termination(reason="infra", detail=detail)
         if decision.stop:
             if decision.message:
                 messages.append(Message(role="user", content=decision.message, turn=turn + 1))

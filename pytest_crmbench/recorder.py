@@ -197,17 +197,21 @@ def models(settings: RunSettings) -> dict[str, Any]:
 
 
 def sampling(settings: RunSettings) -> dict[str, Any]:
-    """How every model call is made; the API base is kept without credentials or query."""
+    """What shapes the model's answers (part of the resume check); the API base without credentials."""
     chosen = settings.models
     return {
         "temperature": chosen.temperature,
         "max_tokens": chosen.max_tokens,
-        "request_timeout_s": chosen.timeout_s,
-        "retries": chosen.retries,
         "api_base": _without_credentials(chosen.api_base),
         "prices": sorted(chosen.prices),
-        "concurrency": settings.concurrency,
     }
+
+
+def execution(settings: RunSettings) -> dict[str, Any]:
+    """How calls are made, not what they answer: a resumed run may change these (say, lower the
+    concurrency after rate limits killed it)."""
+    chosen = settings.models
+    return {"request_timeout_s": chosen.timeout_s, "retries": chosen.retries, "concurrency": settings.concurrency}
 
 
 def _without_credentials(url: str | None) -> str | None:
@@ -240,6 +244,7 @@ def build_manifest(
         "agent": settings.agent,
         "models": ids,
         "sampling": jsonable(sampling(settings)),
+        "execution": execution(settings),
         "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
         "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
         "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},

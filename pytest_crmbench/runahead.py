@@ -86,6 +86,8 @@ class RunAhead:
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crmbench-episode")
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.config.option.collectonly:
+            return  # --co runs nothing, and with a model nothing paid either
         # Items run in this order, and the pool starts work in submission order, so the item at
         # the head of pytest's loop is always among the N episodes in flight.
         for item in session.items:

@@ -151,9 +151,43 @@ class RunDir:
 
 def _append(path: Path, line: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
+    _drop_partial_line(path)
     with path.open("a", encoding="utf-8") as handle:
         handle.write(line.rstrip("\n") + "\n")
         handle.flush()
+
+
+def _drop_partial_line(path: Path) -> None:
+    """Cut a line a killed process left half-written, so the next append starts a line of its own.
+
+    Readers ignore such a last line; appending after it would glue a good record onto it and
+    make the whole file unreadable (the resume case).
+    """
+    try:
+        with path.open("rb+") as handle:
+            if handle.seek(0, 2) == 0:
+                return
+            handle.seek(-1, 2)
+            if handle.read(1) == b"\n":
+                return
+            handle.seek(0)
+            data = handle.read()
+            handle.truncate(data.rfind(b"\n") + 1)
+    except FileNotFoundError:
+        return
+
+
+def _lines(file: Path) -> list[str | None]:
+    """The file's lines, decoded one by one: None for a line that is not UTF-8 (cut in a character)."""
+    lines: list[str | None] = []
+    for raw in file.read_bytes().split(b"\n"):
+        try:
+            lines.append(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            lines.append(None)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -201,17 +235,20 @@ def read_records(path: Path) -> list[ResultRecord]:
     file = path / RESULTS
     if not file.is_file():
         return []
-    lines = file.read_text(encoding="utf-8").splitlines()
+    lines = _lines(file)
     latest: dict[tuple[str, int], ResultRecord] = {}
     for number, line in enumerate(lines, 1):
-        if not line.strip():
+        if line is not None and not line.strip():
             continue
         try:
+            if line is None:
+                raise RunDirError(f"{file}:{number}: not UTF-8")
             record = decode_record(line)
-        except ValidationError as exc:
+        except (ValidationError, RunDirError) as exc:
             if number == len(lines):
-                break
-            raise RunDirError(f"{file}:{number}: not a result record: {exc.errors()[0]['msg']}") from None
+                break  # truncated by a kill
+            reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else "not UTF-8"
+            raise RunDirError(f"{file}:{number}: not a result record: {reason}") from None
         latest.pop(record.key, None)  # re-insert: the dict keeps the order results finished in
         latest[record.key] = record
     return list(latest.values())
@@ -225,11 +262,13 @@ def read_traces(path: Path) -> Iterator[dict[str, Any]]:
     """Every trace entry of a run directory (``traces/*.jsonl``), in file order."""
     folder = path / TRACES
     for file in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        lines = file.read_text(encoding="utf-8").splitlines()
+        lines = _lines(file)
         for number, line in enumerate(lines, 1):
-            if not line.strip():
+            if line is not None and not line.strip():
                 continue
             try:
+                if line is None:
+                    raise json.JSONDecodeError("not UTF-8", "", 0)
                 entry = json.loads(line)
             except json.JSONDecodeError:
                 if number == len(lines):

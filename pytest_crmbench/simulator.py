@@ -67,13 +67,15 @@ DECISION_SCHEMA: dict[str, Any] = {
 
 # Fact-like tokens a simulator must not invent: ids (ACC-1002, TXN-WLV0C0), e-mails, amounts and
 # numbers of three or more digits (PINs, card numbers). Small counts ("2 payments") are free.
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+"""``1,000`` whole (never its ``000``), ``1234``, ``15.50``."""
 _FACTS = re.compile(
     r"[\w.+-]+@[\w-]+\.[\w.-]+"
     r"|\b[A-Z]{2,}-[A-Z0-9-]*\d[A-Z0-9-]*\b"
-    r"|\$\s?\d[\d,]*(?:\.\d+)?"
-    r"|\b\d[\d,]*\.\d+\b"
-    r"|\b\d{3,}(?:,\d{3})*\b"
+    rf"|\$\s?(?:{_NUMBER})"
+    rf"|(?<![\w.])(?<!\d,)(?:{_NUMBER})(?!\w|,\d{{3}}|\.\d)"
 )
+_KNOWN = re.compile(rf"[\w.+-]+@[\w-]+\.[\w.-]+|\b[A-Z]{{2,}}-[A-Z0-9-]*\d[A-Z0-9-]*\b|(?<![\w.])(?<!\d,)(?:{_NUMBER})")
 
 
 def normalise_fact(token: str) -> str:
@@ -85,7 +87,19 @@ def normalise_fact(token: str) -> str:
 
 
 def facts(text: str) -> set[str]:
-    return {normalise_fact(m.group(0)) for m in _FACTS.finditer(text)}
+    """The facts a message states: ids, e-mails, amounts, and numbers of three or more digits."""
+    found = set()
+    for match in _FACTS.finditer(text):
+        token, value = match.group(0), normalise_fact(match.group(0))
+        if value.isdigit() and len(value) < 3 and not token.startswith("$"):
+            continue  # small counts ("2 payments") are free
+        found.add(value)
+    return found
+
+
+def known_facts(text: str) -> set[str]:
+    """Everything a text makes known: every number whatever its length ("50 dollars"), ids, e-mails."""
+    return {normalise_fact(m.group(0)) for m in _KNOWN.finditer(text)}
 
 
 def squash(text: str) -> str:
@@ -145,7 +159,8 @@ class LLMUser:
             )
         message = data.get("message")
         message = message.strip() if isinstance(message, str) else ""
-        invented = sorted(facts(message) - facts(self._instruction) - facts(" ".join(m.content for m in conversation)))
+        heard = " ".join(m.content for m in conversation)
+        invented = sorted(facts(message) - known_facts(self._instruction) - known_facts(heard))
         if invented:
             return None, (
                 f"your message mentions {', '.join(invented)}, which is neither in your instruction nor in the "

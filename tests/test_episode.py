@@ -100,3 +100,38 @@ def test_usage_adds_up_and_an_unknown_price_stays_unknown() -> None:
     usage.add(prompt_tokens=1, completion_tokens=1, cost_usd=None, latency_s=0)
     usage.add(prompt_tokens=1, completion_tokens=1, cost_usd=Decimal(1), latency_s=0)
     assert usage.cost_usd is None
+
+
+def test_a_simulator_that_runs_past_the_task_limit_is_infra_not_the_agents_timeout(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    from pytest_crmbench.episode import Limits
+    from pytest_crmbench.users import UserDecision
+
+    task = mini_tasks["mini_balance_only_01"]
+    now = [0.0]
+
+    class SlowUser:
+        def open(self) -> str:
+            return "hi"
+
+        def respond(self, conversation: Sequence[Message]) -> UserDecision:
+            now[0] += 100  # the simulator's model call takes 100 s
+            return UserDecision.end("thanks")
+
+    class QuickAgent:
+        def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+            now[0] += 1
+            return "done"
+
+    evidence = run_episode(
+        task,
+        mini_env_class(seed=1),
+        QuickAgent(),
+        SlowUser(),
+        agent_name="q",
+        limits=Limits(task_timeout_s=50),
+        clock=lambda: now[0],
+    )
+    assert evidence.termination.reason == "infra"
+    assert "while the user simulator answered turn 0" in (evidence.termination.detail or "")

@@ -115,3 +115,40 @@ def test_urls_lose_their_credentials_wherever_they_appear() -> None:
     assert scrub_urls("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
     manifest = redact({"pytest": {"args": ["-k", "x", arg]}}, [])
     assert "SECRET" not in json.dumps(manifest)
+
+
+def test_appending_after_a_kill_mid_line_starts_a_clean_line(tmp_path: Path) -> None:
+    """The resume case: a killed run's half-written last line must not swallow the next record."""
+    run = RunDir(tmp_path)
+    run.write_manifest({})
+    run.append_result(encode_record(rec("a")))
+    run.append_trace("mini", '{"task_id": "a"}')
+    with (run.path / "results.jsonl").open("a") as handle:
+        handle.write('{"task_id": "b", "outc')  # killed mid-line
+    with (run.path / "traces" / "mini.jsonl").open("a") as handle:
+        handle.write('{"task_id": "b", "evid')
+    run.append_result(encode_record(rec("c")))
+    run.append_trace("mini", '{"task_id": "c"}')
+    assert [r.task_id for r in load_run(tmp_path).records] == ["a", "c"]
+    assert [e["task_id"] for e in read_traces(tmp_path)] == ["a", "c"]
+    run.append_result(encode_record(rec("d")))  # and the file stays readable after more appends
+    assert [r.task_id for r in load_run(tmp_path).records] == ["a", "c", "d"]
+
+
+def test_a_line_cut_inside_a_character_is_a_truncated_tail_not_a_crash(tmp_path: Path) -> None:
+    run = RunDir(tmp_path)
+    run.write_manifest({})
+    run.append_result(encode_record(rec("a")))
+    with (run.path / "results.jsonl").open("ab") as handle:
+        handle.write('{"task_id": "b", "error": "dash \u2014'.encode()[:-1])  # cut inside the em dash
+    assert [r.task_id for r in load_run(tmp_path).records] == ["a"]
+    (run.path / "results.jsonl").write_bytes(b'{"bad": "\xe2\x80"}\n' + encode_record(rec("a")).encode() + b"\n")
+    with pytest.raises(RunDirError, match=r"results.jsonl:1: not a result record: not UTF-8"):
+        load_run(tmp_path)
+
+
+def test_resume_ignores_how_calls_are_made() -> None:
+    base = {"task_set": {"hash": "h"}, "agent": "graph", "models": {}, "sampling": {"temperature": 0}, "settings": {}}
+    lowered = {**base, "execution": {"concurrency": 2, "retries": 8}}
+    assert resume_mismatches({**base, "execution": {"concurrency": 16, "retries": 4}}, lowered) == []
+    assert resume_mismatches(base, {**base, "sampling": {"temperature": 1}}) != []

@@ -64,3 +64,26 @@ def test_valid_stop_keeps_its_closing_message(user: LLMUser) -> None:
 def test_malformed_decisions_are_sent_back(user: LLMUser, text: str) -> None:
     made, problem = user.validate(text, CONVERSATION)
     assert made is None and problem
+
+
+@pytest.mark.parametrize(
+    ("instruction_says", "message"),
+    [
+        ("Send $1,000 from ACC-1 to ACC-2.", "Send 1,000 dollars please."),
+        ("Send $1,000 from ACC-1 to ACC-2.", "Make it 1000."),
+        ("Send 50 dollars from ACC-1 to ACC-2.", "Oh, sorry, I meant $50."),
+        ("Send 1,000 dollars from ACC-1 to ACC-2.", "Then send $1,000.00 next week."),
+    ],
+)
+def test_numbers_written_differently_are_the_same_fact(
+    mini_tasks: dict[str, Task], instruction_says: str, message: str
+) -> None:
+    data = mini_tasks["mini_transfer_retry_01"].model_dump()
+    data["user"] = {**data["user"], "goal": instruction_says, "known": [], "reactions": [], "opening": None}
+    user = LLMUser(Task.model_validate(data), ModelClient(ModelConfig("openai/x"), "user"))
+    made, problem = user.validate(decision("continue", message), ())
+    assert problem == "" and made is not None
+
+
+def test_grouped_numbers_are_one_fact() -> None:
+    assert facts("Make it 1,234,567 or 1,000.") == {"1234567", "1000"}

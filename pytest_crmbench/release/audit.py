@@ -64,7 +64,7 @@ def exposure_report(task_set: TaskSet) -> dict[str, Any]:
 @dataclass
 class AuditResult:
     report: dict[str, Any]
-    out: Path
+    out: Path | None  # None: not written, the task set had problems
     problems: list[SpecError]
 
     @property
@@ -80,7 +80,7 @@ class AuditResult:
         ]
         lines.append(
             f"crmbench audit: {totals['declarations']} forbidden-action declaration(s) on {totals['tasks']} task(s), "
-            f"{totals['unmatched']} unmatched; wrote {shown(self.out)}"
+            f"{totals['unmatched']} unmatched; " + (f"wrote {shown(self.out)}" if self.out else "nothing written")
         )
         return lines
 
@@ -89,6 +89,10 @@ def run_audit(tasks_dir: Path, agents_dir: Path, out: Path) -> AuditResult:
     """Audit the task set and write the JSON evidence to ``out``."""
     task_set = load_task_set(tasks_dir, None, agents_dir)
     report = exposure_report(task_set)
+    if task_set.problems:
+        # Evidence about a task set that did not load would be evidence about nothing: keep
+        # whatever audit file exists rather than overwrite it with an empty one.
+        return AuditResult(report, None, task_set.problems)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2, sort_keys=False) + "\n", encoding="utf-8")
     return AuditResult(report, out, task_set.problems)

@@ -26,9 +26,10 @@ from pytest_crmbench.spec import Exemption, GoldCall, gold_reference
 
 CHECK = "information_sufficiency"
 
-_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?!\w)")
+_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w-])")
 """Numbers as people write them: ``1000``, ``1,000``, ``$1,000.00`` (the ``$`` is outside the
-match). Digits glued to letters or hyphens (``ACC-1001``, ``2026-03``) are ids, not numbers."""
+match). Digits glued to letters or hyphens on either side (``ACC-1001``, ``2026-03``,
+``1000-A``) are ids, not numbers."""
 
 
 def numbers_in(text: str) -> set[Decimal]:
@@ -68,11 +69,15 @@ class Knowledge:
             return all(self.knows(v) for v in value)
         if isinstance(value, Mapping):
             return all(self.knows(v) for v in value.values())
-        number = as_decimal(value) if not isinstance(value, str) else None
-        if number is not None:
-            return number in self.numbers
-        # Whole tokens only: ``ACC-100`` is not revealed by ``ACC-1001``.
-        pattern = re.compile(r"(?<![A-Za-z0-9])" + re.escape(str(value).casefold()) + r"(?![A-Za-z0-9])")
+        # A number, or a numeric string standing for one (``amount: "1000.00"``), is known when the
+        # same value was written anywhere, however it was formatted ("$1,000").
+        number = as_decimal(value)
+        if number is not None and number in self.numbers:
+            return True
+        if number is not None and not isinstance(value, str):
+            return False
+        # Whole tokens only: ``ACC-100`` is not revealed by ``ACC-1001``, nor ``ACC-1`` by ``ACC-1-OLD``.
+        pattern = re.compile(r"(?<![A-Za-z0-9])" + re.escape(str(value).casefold()) + r"(?![A-Za-z0-9]|-[A-Za-z0-9])")
         return any(pattern.search(text) for text in self.texts)
 
 

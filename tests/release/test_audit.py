@@ -73,3 +73,14 @@ def test_audit_of_the_payments_release_matches_every_declaration(tmp_path: Path)
     result = run_audit(root / "tasks", root / "agents", tmp_path / "audit.json")
     assert result.ok, result.lines()
     assert result.report["totals"]["declarations"] > 0
+
+
+def test_a_task_set_that_does_not_load_leaves_the_evidence_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "evidence" / "capability_exposure_audit.json"
+    out.parent.mkdir()
+    out.write_text('{"previous": true}\n')
+    assert main(audit_args(tmp_path / "no_such_tasks", out)) == 1
+    assert out.read_text() == '{"previous": true}\n'
+    assert "nothing written" in capsys.readouterr().out

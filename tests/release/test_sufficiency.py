@@ -16,8 +16,9 @@ from pytest_crmbench.release.sufficiency import Knowledge, information_problems,
 
 
 def test_numbers_are_read_as_people_write_them() -> None:
-    text = "Send $1,000.00 (or 1000, or 50) from ACC-1001 on 2026-03-02; 3.5 points."
-    assert numbers_in(text) == {Decimal("1000"), Decimal("50"), Decimal("2026"), Decimal("3.5")}
+    text = "Send $1,000.00 (or 1000, or 50) from ACC-1001 on 2026-03-02, ticket 77-B; 3.5 points."
+    # Digits glued to a hyphen are ids and dates, not numbers (the date is matched as text).
+    assert numbers_in(text) == {Decimal("1000"), Decimal("50"), Decimal("3.5")}
 
 
 def test_knowledge_matches_whole_tokens_and_exact_numbers() -> None:
@@ -97,3 +98,12 @@ def test_an_exemption_needs_a_reason(tmp_path: Path, reason: str) -> None:
     path.write_text(yaml.safe_dump([{**BASE, "exemptions": [exemption]}], sort_keys=False))
     with pytest.raises(SpecErrors, match=r"field 'exemptions\[0\]\.reason'"):
         load_task_file(path)
+
+
+def test_numeric_strings_and_hyphenated_ids() -> None:
+    knowledge = Knowledge()
+    knowledge.learn_text("Send $1,000 to the owner of ACC-1-OLD on 2026-03-02.")
+    assert knowledge.knows("1000.00")  # a money string in YAML is the same number
+    assert knowledge.knows("2026-03-02")
+    assert not knowledge.knows("ACC-1")  # only a prefix of ACC-1-OLD
+    assert knowledge.knows("ACC-1-OLD")
