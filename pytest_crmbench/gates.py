@@ -80,12 +80,15 @@ def evaluate(gates: Gates, records: Sequence[ResultRecord], baseline: Sequence[R
             failures.append(f"{shown} is below --crm-fail-under={gates.fail_under:g}")
         else:
             notes.append(f"{shown} >= fail-under {gates.fail_under:g}")
+    unscored = sum(1 for r in records if not r.scored)
     if gates.max_infra is not None:
-        unscored = sum(1 for r in records if not r.scored)
         if unscored > gates.max_infra:
             failures.append(f"{unscored} infra/error result(s) exceed --crm-max-infra={gates.max_infra}")
         else:
             notes.append(f"{unscored} infra/error result(s) <= max-infra {gates.max_infra}")
+    elif unscored:
+        # Excluded from the score, so a passing gate must not hide them (bound them: --crm-max-infra).
+        notes.append(f"{unscored} infra/error result(s) excluded from the score")
     if baseline is not None:
         failures.extend(compare(records, baseline, gates.max_drop or 0.0, notes))
     return GateVerdict(failures, notes)

@@ -23,7 +23,10 @@ def test_fails_under_is_exact_and_nothing_scored_always_fails() -> None:
 def test_fail_under_counts_not_judged_as_a_non_success() -> None:
     records = [rec("a"), rec("b", "not_judged"), rec("c", "infra")]
     verdict = evaluate(Gates(fail_under=0.5), records, None)
-    assert verdict.passed and verdict.notes == ["strict accuracy 50.00% (1/2) >= fail-under 0.5"]
+    assert verdict.passed and verdict.notes == [
+        "strict accuracy 50.00% (1/2) >= fail-under 0.5",
+        "1 infra/error result(s) excluded from the score",
+    ]
     verdict = evaluate(Gates(fail_under=0.51), records, None)
     assert verdict.failures == ["strict accuracy 50.00% (1/2) is below --crm-fail-under=0.51"]
 
@@ -68,3 +71,15 @@ def test_fail_under_is_a_fraction_and_a_percent_is_refused() -> None:
     for wrong in (80, -0.1, 1.01):
         with pytest.raises(ValueError, match=r"0\.80 means 80 %"):
             check_fraction(wrong)
+
+
+def test_a_passing_gate_still_names_the_excluded_results() -> None:
+    from pytest_crmbench.results import ResultRecord
+
+    records = [ResultRecord(task_id="a", outcome="success"), ResultRecord(task_id="b", outcome="error")]
+    verdict = evaluate(Gates(fail_under=0.5), records, None)
+    assert verdict.passed
+    assert verdict.notes == [
+        "strict accuracy 100.00% (1/1) >= fail-under 0.5",
+        "1 infra/error result(s) excluded from the score",
+    ]
