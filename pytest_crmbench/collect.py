@@ -25,6 +25,7 @@ from pytest_crmbench.render import transcript
 from pytest_crmbench.results import finished_properties
 from pytest_crmbench.runahead import play, played_key
 from pytest_crmbench.settings import RunSettings
+from pytest_crmbench.spec import DIFFICULTIES, Task
 from pytest_crmbench.stash import environments_key, evidence_key, registered_markers_key, settings_key, verdict_key
 from pytest_crmbench.usage import UsageLedger
 from pytest_crmbench.users import User
@@ -105,8 +106,8 @@ class TaskItem(pytest.Function):
         super().__init__(**kwargs)
         self.record = record
         self.trial = trial
+        register_markers(self.config, record.task)
         for marker in record.task.markers():
-            _ensure_registered(self.config, marker)
             self.add_marker(marker)
 
     @property
@@ -122,12 +123,15 @@ class TaskItem(pytest.Function):
         return super().repr_failure(excinfo)
 
 
-def _ensure_registered(config: pytest.Config, marker: str) -> None:
-    # Registering before add_marker keeps --strict-markers (and `strict = true`) happy.
+def register_markers(config: pytest.Config, task: Task) -> None:
+    """Register a task's markers (before ``add_marker``, so ``--strict-markers`` accepts them)."""
     registered = config.stash[registered_markers_key]
-    if marker not in registered:
-        config.addinivalue_line("markers", f"{marker}: crmbench task marker (domain, difficulty or capability)")
-        registered.add(marker)
+    kinds = {task.domain: "domain", **dict.fromkeys(task.capabilities, "capability tag")}
+    for marker in task.markers():
+        if marker not in registered and marker not in DIFFICULTIES:
+            kind = kinds.get(marker, "task mark")
+            config.addinivalue_line("markers", f"{marker}: crmbench {kind}")
+            registered.add(marker)
 
 
 def run_crm_task(

@@ -15,9 +15,10 @@ import pytest
 
 from pytest_crmbench import fixtures, hookspec, options, recorder
 from pytest_crmbench.agents import AgentContext, load_factory
-from pytest_crmbench.collect import TaskFile
+from pytest_crmbench.collect import TaskFile, register_markers
 from pytest_crmbench.episode import Agent, Limits
 from pytest_crmbench.errors import CrmbenchError
+from pytest_crmbench.loader import load_task_file
 from pytest_crmbench.runahead import RunAhead
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
@@ -106,7 +107,23 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
+    if config.option.markers:
+        list_task_markers(config)
     check_agent_name(config, settings.agent)
+
+
+def list_task_markers(config: pytest.Config) -> None:
+    """``pytest --markers`` runs before collection: read the task files now so their domains and
+    capability tags are listed too (only then: it costs a parse of every task file)."""
+    settings = config.stash[settings_key]
+    files = {path for pattern in settings.task_globs for path in config.rootpath.glob(pattern)}
+    for path in sorted(p for p in files if is_task_file(config, p)):
+        try:
+            records = load_task_file(path)
+        except CrmbenchError:
+            continue  # a broken file is reported where it is collected, not here
+        for record in records:
+            register_markers(config, record.task)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile | None:

@@ -81,3 +81,17 @@ def test_difficulty_markers_are_registered_up_front(mini_project: CrmProject) ->
             "@pytest.mark.hard: crmbench task difficulty",
         ]
     )
+
+
+def test_markers_lists_domains_tags_and_marks_of_the_task_files(mini_project: CrmProject) -> None:
+    result = mini_project.run("--markers")
+    assert result.ret == 0
+    result.stdout.fnmatch_lines_random(
+        [
+            "@pytest.mark.mini: crmbench domain",
+            "@pytest.mark.transfer: crmbench capability tag",
+            "@pytest.mark.checkout: crmbench capability tag",
+            "@pytest.mark.policy: crmbench task mark",
+            "@pytest.mark.hard: crmbench task difficulty",
+        ]
+    )
