@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 import pytest
 
 from pytest_crmbench.agents import BUILTIN_AGENTS, MODEL_AGENTS
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.llm import DEFAULT_ROLE_MODEL, ModelSettings, load_price_table
+from pytest_crmbench.optionvalue import option_value
 
-T = TypeVar("T")
 SCRIPTED_USER = "scripted"
 NO_JUDGE = "none"
 
@@ -111,19 +111,6 @@ def configure(config: pytest.Config) -> None:
     config.addinivalue_line("filterwarnings", r"ignore::UserWarning:pydantic\._internal\._generate_schema")
 
 
-def _value(config: pytest.Config, name: str, convert: Callable[[str], T]) -> T | None:
-    given = config.getoption(name, None)
-    if given is not None:
-        return given  # type: ignore[no-any-return]
-    raw = str(config.getini(name)).strip()
-    if not raw:
-        return None
-    try:
-        return convert(raw)
-    except ValueError:
-        raise pytest.UsageError(f"ini option {name} = {raw!r} is not a valid {convert.__name__}") from None
-
-
 class ModelOptions(NamedTuple):
     agent: str
     models: ModelSettings
@@ -133,7 +120,7 @@ class ModelOptions(NamedTuple):
 
 def resolve(config: pytest.Config, agent: str | None) -> ModelOptions:
     """The resolved options; ``agent`` is the --crm-agent / crm_agent value if one was given."""
-    model = _value(config, "crm_model", str)
+    model = option_value(config, "crm_model", str)
     if model in ("gold", "null"):
         agent, model = agent or model, None
     agent = agent or ("graph" if model else "gold")
@@ -141,28 +128,28 @@ def resolve(config: pytest.Config, agent: str | None) -> ModelOptions:
         raise pytest.UsageError(f"--crm-agent={agent} needs a model: pass --crm-model=<litellm model id>")
     if model and agent in BUILTIN_AGENTS and agent not in MODEL_AGENTS:
         raise pytest.UsageError(f"--crm-agent={agent} does not use a model; drop --crm-model={model}")
-    user = _value(config, "crm_user_model", str) or (DEFAULT_ROLE_MODEL if model else SCRIPTED_USER)
-    judge = _value(config, "crm_judge_model", str) or (DEFAULT_ROLE_MODEL if model else NO_JUDGE)
-    prices_file = _value(config, "crm_prices", str)
+    user = option_value(config, "crm_user_model", str) or (DEFAULT_ROLE_MODEL if model else SCRIPTED_USER)
+    judge = option_value(config, "crm_judge_model", str) or (DEFAULT_ROLE_MODEL if model else NO_JUDGE)
+    prices_file = option_value(config, "crm_prices", str)
     try:
         prices = load_price_table(config.rootpath / prices_file) if prices_file else {}
     except CrmbenchError as exc:
         raise pytest.UsageError(f"--crm-prices: {exc}") from None
-    backoff = _value(config, "crm_retry_backoff", float)
+    backoff = option_value(config, "crm_retry_backoff", float)
     settings = ModelSettings(
         agent=model,
         user=None if user == SCRIPTED_USER else user,
         judge=None if judge == NO_JUDGE else judge,
-        api_base=_value(config, "crm_api_base", str),
-        temperature=_value(config, "crm_temperature", float),
-        max_tokens=_value(config, "crm_max_tokens", int),
-        timeout_s=_value(config, "crm_request_timeout", float) or 120.0,
-        retries=max(0, _value(config, "crm_retries", int) or 0),
+        api_base=option_value(config, "crm_api_base", str),
+        temperature=option_value(config, "crm_temperature", float),
+        max_tokens=option_value(config, "crm_max_tokens", int),
+        timeout_s=option_value(config, "crm_request_timeout", float) or 120.0,
+        retries=max(0, option_value(config, "crm_retries", int) or 0),
         backoff_s=2.0 if backoff is None else backoff,
         prices=prices,
     )
     graph_dirs = tuple(config.rootpath / d for d in config.getini("crm_graph_dirs"))
-    concurrency = _value(config, "crm_concurrency", int) or 1
+    concurrency = option_value(config, "crm_concurrency", int) or 1
     if concurrency < 1:
         raise pytest.UsageError("--crm-concurrency must be at least 1")
     if concurrency > 1 and config.getoption("numprocesses", None):

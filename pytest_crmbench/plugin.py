@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 
@@ -19,12 +17,11 @@ from pytest_crmbench.collect import TaskFile, register_markers
 from pytest_crmbench.episode import Agent, Limits
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.loader import load_task_file
+from pytest_crmbench.optionvalue import required_value
 from pytest_crmbench.runahead import RunAhead
 from pytest_crmbench.settings import RunSettings
 from pytest_crmbench.spec import DIFFICULTIES
 from pytest_crmbench.stash import registered_markers_key, settings_key
-
-T = TypeVar("T")
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -135,22 +132,10 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile |
 def resolve_settings(config: pytest.Config) -> RunSettings:
     """Command line over ini over defaults, validated once."""
 
-    def value(option: str, ini: str, convert: Callable[[Any], T]) -> T:
-        given = config.getoption(option)
-        if given is not None:
-            return convert(given)
-        raw = config.getini(ini)
-        try:
-            return convert(raw)
-        except ValueError:
-            raise pytest.UsageError(
-                f"ini option {ini} = {raw!r} is not a valid {getattr(convert, '__name__', 'value')}"
-            ) from None
-
     limits = Limits(
-        max_user_turns=value("crm_max_turns", "crm_max_turns", int),
-        max_react_iterations=value("crm_max_iterations", "crm_max_iterations", int),
-        task_timeout_s=value("crm_timeout", "crm_timeout", float),
+        max_user_turns=required_value(config, "crm_max_turns", int),
+        max_react_iterations=required_value(config, "crm_max_iterations", int),
+        task_timeout_s=required_value(config, "crm_timeout", float),
     )
     if limits.max_user_turns < 1 or limits.max_react_iterations < 1 or limits.task_timeout_s <= 0:
         raise pytest.UsageError(
@@ -162,7 +147,7 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         models=chosen.models,
         graph_dirs=chosen.graph_dirs,
         concurrency=chosen.concurrency,
-        base_seed=value("crm_seed", "crm_seed", int),
+        base_seed=required_value(config, "crm_seed", int),
         limits=limits,
         trials=recorder.resolve_trials(config),
         env_dirs=tuple(config.rootpath / d for d in config.getini("crm_env_dirs")),

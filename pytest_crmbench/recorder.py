@@ -11,7 +11,6 @@ resumed run already has.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +22,7 @@ from pytest_crmbench import __version__, report, tables
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.evidence import jsonable
 from pytest_crmbench.gates import Gates, GateVerdict, check_fraction, evaluate
+from pytest_crmbench.optionvalue import option_value, required_value
 from pytest_crmbench.results import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -118,29 +118,10 @@ def add_options(parser: pytest.Parser) -> None:
 
 
 def resolve_trials(config: pytest.Config) -> int:
-    given = config.getoption("crm_trials")
-    raw = given if given is not None else config.getini("crm_trials")
-    try:
-        trials = int(raw)
-    except ValueError:
-        raise pytest.UsageError(f"ini option crm_trials = {raw!r} is not a valid int") from None
+    trials = required_value(config, "crm_trials", int)
     if trials < 1:
         raise pytest.UsageError("--crm-trials must be at least 1")
     return trials
-
-
-def _number(config: pytest.Config, option: str, convert: Callable[[Any], Any]) -> Any:
-    given = config.getoption(option)
-    if given is not None:
-        return convert(given)
-    raw = str(config.getini(option)).strip()
-    if not raw:
-        return None
-    try:
-        return convert(raw)
-    except ValueError:
-        name = getattr(convert, "__name__", "number")
-        raise pytest.UsageError(f"ini option {option} = {raw!r} is not a valid {name}") from None
 
 
 def _cli_path(config: pytest.Config, value: str) -> Path:
@@ -165,10 +146,10 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
     compare = config.getoption("crm_compare")
     compare_ini = str(config.getini("crm_compare")).strip()
     gates = Gates(
-        fail_under=_number(config, "crm_fail_under", _fraction),
+        fail_under=option_value(config, "crm_fail_under", _fraction),
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
-        max_drop=_number(config, "crm_max_drop", float),
-        max_infra=_number(config, "crm_max_infra", int),
+        max_drop=option_value(config, "crm_max_drop", float),
+        max_infra=option_value(config, "crm_max_infra", int),
     )
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
