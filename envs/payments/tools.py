@@ -156,6 +156,11 @@ class PaymentsEnvironment(ToolEnvironment):
             raise Rejection(422, "INVALID_AMOUNT", "Amount cannot have more than two decimal places.", param=param)
         return amount.quantize(CENT)
 
+    @staticmethod
+    def _remaining(txn: Mapping[str, Any]) -> Decimal:
+        """What of a payment is not refunded yet (refundable, or still disputable)."""
+        return money(txn["amount"]) - money(txn["refunded_amount"])
+
     def _age_days(self, iso: str) -> int:
         return (self._today() - datetime.fromisoformat(iso).date()).days
 
@@ -256,7 +261,7 @@ class PaymentsEnvironment(ToolEnvironment):
 
     def _public_transaction(self, txn: Mapping[str, Any]) -> dict[str, Any]:
         shown: dict[str, Any] = clone(dict(txn))
-        shown["refundable_amount"] = money(txn["amount"]) - money(txn["refunded_amount"])
+        shown["refundable_amount"] = self._remaining(txn)
         shown["age_days"] = self._age_days(txn["created_at"])
         shown["refunds"] = [
             {k: refund[k] for k in ("refund_id", "amount", "payment_method_id", "created_at", "reason")}
@@ -948,7 +953,7 @@ class PaymentsEnvironment(ToolEnvironment):
                 f"{transaction_id} is under dispute {txn['dispute_id']}; a refund would pay the customer twice.",
                 param="transaction_id",
             )
-        remaining = money(txn["amount"]) - money(txn["refunded_amount"])
+        remaining = self._remaining(txn)
         if remaining <= 0:
             raise Rejection(
                 409, "ALREADY_REFUNDED", f"{transaction_id} has already been fully refunded.", param="transaction_id"
@@ -1042,7 +1047,7 @@ class PaymentsEnvironment(ToolEnvironment):
                 f"{transaction_id} already has an open dispute {txn['dispute_id']}.",
                 param="transaction_id",
             )
-        remaining = money(txn["amount"]) - money(txn["refunded_amount"])
+        remaining = self._remaining(txn)
         if remaining <= 0:
             raise Rejection(
                 409,

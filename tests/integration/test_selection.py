@@ -4,22 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.helpers import CrmProject
+from tests.integration.helpers import MINI_IDS, CrmProject
 
 CASES = [
     # (selection args, selected task ids)
     (["-k", "retry"], ["mini_transfer_retry_01"]),
-    (
-        ["-k", "mini"],
-        [
-            "mini_transfer_retry_01",
-            "mini_checkout_chain_01",
-            "mini_balance_only_01",
-            "mini_transfer_frozen_01",
-            "mini_refusal_close_01",
-            "mini_override_01",
-        ],
-    ),
+    (["-k", "mini"], MINI_IDS),
     (["-k", "checkout"], ["mini_checkout_chain_01"]),
     # 'loyalty' and 'account_admin' are capabilities that appear in no id: only the marker matches.
     (["-k", "loyalty"], ["mini_checkout_chain_01"]),
