@@ -1,3 +1,4 @@
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -90,3 +91,87 @@ def test_yaml_decimals_are_exact() -> None:
     state = record.task.contract.expected_state
     assert state == {"a": Decimal("130.00"), "b": Decimal("0.1"), "c": 7, "d": float("inf")}
     assert str(state["a"]) == "130.00"  # diffs show what the author wrote
+
+
+# -- bad input that used to hang, exhaust memory or crash (issue 11 items 4, 12, 13) -------------
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "alias_bomb_state.yaml",
+            "tasks/alias_bomb_state.yaml:14: invalid YAML: aliases expand to 490,329,092 nodes (limit 10,560 for this file): an alias bomb?",
+        ),
+        (
+            "alias_bomb_initial.yaml",
+            "tasks/alias_bomb_initial.yaml:12: invalid YAML: aliases expand to 490,329,093 nodes (limit 10,570 for this file): an alias bomb?",
+        ),
+        (
+            "recursive_alias.yaml",
+            "tasks/recursive_alias.yaml:7: invalid YAML: an alias refers to the node that contains it",
+        ),
+        ("huge_number.yaml", "tasks/huge_number.yaml:9: invalid YAML: a number may have at most 100 digits"),
+        (
+            "nan_operand.yaml",
+            "tasks/nan_operand.yaml:8: task 'mini_nan_01': field 'contract.expected_state.accounts.ACC-1.balance': "
+            "NaN is not a value (it equals nothing, and no number is above or below it)",
+        ),
+        (
+            "empty_contract.yaml",
+            "tasks/empty_contract.yaml:7: task 'mini_empty_01': field 'contract': "
+            "a contract must declare at least one check (an empty contract would pass any agent)",
+        ),
+        (
+            "huge_list_index.yaml",
+            "tasks/huge_list_index.yaml:10: task 'mini_index_01': field 'contract.expected_state.transfers."
+            + "9" * 50
+            + "... (5,010 characters)': a state path may have at most 16 segments and 300 characters"
+            " (this one: 2 segments, 5010 characters)",
+        ),
+    ],
+)
+def test_hostile_input_is_refused_at_load_with_its_line(name: str, expected: str) -> None:
+    assert errors_of(name) == [expected]
+
+
+TASK_HEAD = "- id: d_x_01\n  domain: d\n  capabilities: [x]\n  difficulty: easy\n  user: {persona: p, goal: g, stop: s}\n  gold: {reply: r}\n"
+
+
+def test_a_path_of_a_hundred_thousand_segments_is_refused_quickly() -> None:
+    path = ".".join(["a"] * 100_000)
+    text = TASK_HEAD + f"  contract:\n    expected_state:\n      ? {path}\n      : 1\n"
+    started = time.perf_counter()
+    with pytest.raises(SpecErrors, match=r"d.yaml:10: .*a state path may have at most 16 segments"):
+        parse_task_text(text, path=Path("d.yaml"))
+    assert time.perf_counter() - started < 2
+
+
+def test_a_ten_digit_list_index_is_refused() -> None:
+    text = TASK_HEAD + "  contract:\n    expected_state:\n      transfers.1234567890: 1\n"
+    with pytest.raises(SpecErrors, match=r"list index 1234567890... has more than 9 digits"):
+        parse_task_text(text, path=Path("d.yaml"))
+
+
+def test_deep_nesting_is_refused_without_a_recursion_error() -> None:
+    text = TASK_HEAD + "  contract: {expected_actions: [a]}\n  initial_state: {x: " + "[" * 900 + "]" * 900 + "}\n"
+    with pytest.raises(SpecErrors, match=r"d.yaml:\d+: invalid YAML: nested deeper than 64 levels"):
+        parse_task_text(text, path=Path("d.yaml"))
+
+
+def test_huge_exponents_are_refused_but_ordinary_floats_stay_exact() -> None:
+    text = TASK_HEAD + "  contract:\n    expected_state: {a: 1.0E+999999}\n"
+    with pytest.raises(SpecErrors, match=r"d.yaml:8: invalid YAML: a number's exponent must stay within \+/-1000"):
+        parse_task_text(text, path=Path("d.yaml"))
+    (record,) = parse_task_text(TASK_HEAD + "  contract:\n    expected_state: {a: 1.5e+3}\n", path=Path("d.yaml"))
+    assert record.task.contract.expected_state["a"] == Decimal("1500")
+
+
+def test_reusing_a_block_a_few_times_is_fine() -> None:
+    text = (
+        TASK_HEAD
+        + "  initial_state:\n    a: &acct {status: active, balance: 1}\n    b: *acct\n    c: *acct\n"
+        + "  contract: {expected_actions: [a]}\n"
+    )
+    (record,) = parse_task_text(text, path=Path("d.yaml"))
+    assert record.task.initial_state["c"] == {"status": "active", "balance": 1}

@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from pytest_crmbench.core.matchers import MISSING, check_constraint, describe, matches, values_equal
+from pytest_crmbench.core.matchers import MISSING, as_decimal, check_constraint, describe, matches, values_equal
 
 
 @pytest.mark.parametrize(
@@ -51,6 +51,9 @@ def test_values_differ(expected: object, actual: object) -> None:
         ({"$lte": 10}, "abc", False),
         ({"$non_empty": True}, [1], True),
         ({"$non_empty": True}, "", False),
+        ({"$non_empty": True}, "   \n\t", False),  # whitespace is not content (issue 11 item 5)
+        ({"$non_empty": False}, "  ", True),
+        ({"$non_empty": True}, " x ", True),
         ({"$non_empty": True}, MISSING, False),
         ({"$non_empty": False}, MISSING, True),
         ({"$min_length": 2}, [1, 2], True),
@@ -76,7 +79,11 @@ def test_literal_mapping_without_dollar_is_exact() -> None:
         ({"$startswith": "A"}, "unknown operator '$startswith'"),
         ({"$gte": 1, "$lte": 2}, "exactly one $key"),
         ({"$one_of": "a"}, "needs a list"),
-        ({"$gte": "ten"}, "needs a number"),
+        ({"$gte": "ten"}, "needs a finite number"),
+        ({"$gte": float("nan")}, "NaN is not a value"),
+        ({"$lte": Decimal("NaN")}, "NaN is not a value"),
+        ({"$gte": float("inf")}, "needs a finite number"),
+        ({"$one_of": [1, float("nan")]}, "NaN is not a value"),
         ({"$min_length": -1}, "non-negative integer"),
         ({"$min_length": True}, "non-negative integer"),
         ({"$non_empty": "yes"}, "true or false"),
@@ -109,3 +116,12 @@ def test_operators_nested_in_a_literal_are_refused(constraint: object) -> None:
 def test_eq_may_hold_a_literal_with_dollar_keys() -> None:
     assert check_constraint({"$eq": {"$weird": 1}}) is None
     assert matches({"$eq": {"$weird": 1}}, {"$weird": 1})
+
+
+def test_non_finite_numbers_are_not_decimals_and_never_crash_a_comparison() -> None:
+    # {$gte: .nan} once passed validation, then crashed grading with InvalidOperation (issue 11 item 13).
+    assert as_decimal(float("nan")) is None
+    assert as_decimal(Decimal("sNaN")) is None
+    assert as_decimal(float("inf")) is None
+    assert matches({"$gte": 1}, Decimal("NaN")) is False
+    assert matches({"$lte": 1}, float("nan")) is False

@@ -12,7 +12,7 @@ BASE = {
     "capabilities": ["x"],
     "difficulty": "easy",
     "user": {"persona": "p", "goal": "g", "stop": "s"},
-    "contract": {},
+    "contract": {"reply_criteria": ["c"]},
     "gold": {"reply": "r"},
 }
 
@@ -47,6 +47,8 @@ def test_single_order_mapping_becomes_a_list() -> None:
         {"contract": {"forbidden": {"protected": ["has space.x"]}}},
         {"gold": {"reply": "r", "path": [{"tool": "a", "expect": "maybe"}]}},
         {"surprise": 1},
+        {"contract": {}},
+        {"contract": {"forbidden": {}, "expected_actions": []}},
     ],
 )
 def test_invalid_records_are_rejected(changes: dict) -> None:

@@ -19,21 +19,50 @@ from pydantic import ValidationError
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.spec import Task
 
+MAX_DEPTH = 64
+"""Deepest nesting a YAML document may have (task files nest about eight levels)."""
+MAX_EXPANSION_FACTOR, EXPANSION_ALLOWANCE = 10, 10_000
+"""A document may expand (aliases copied out) to 10x its own nodes plus 10,000: reusing a block
+a few times is fine, an alias bomb (each level repeating the last nine times) is not."""
+MAX_NUMBER_DIGITS = 100
+"""Digits a number may have; Python refuses to convert integers past 4,300 digits."""
+MAX_SHOWN_KEY = 60
+"""A field name longer than this is cut in messages (the message must stay one readable line)."""
+MAX_EXPONENT = 1_000
+"""Largest decimal exponent a number may have (``1E+999999`` would crash any arithmetic on it)."""
+
 
 class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
     """libyaml when available; YAML floats become exact Decimals (``130.00`` stays ``130.00``)."""
 
 
+def _number_error(node: yaml.ScalarNode, problem: str) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
 def _construct_decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
     text = str(loader.construct_scalar(node)).replace("_", "")
+    if sum(c.isdigit() for c in text) > MAX_NUMBER_DIGITS:
+        raise _number_error(node, f"a number may have at most {MAX_NUMBER_DIGITS} digits")
     try:
         number = Decimal(text)
     except InvalidOperation:  # .inf / .nan: keep YAML's own meaning
         return loader.construct_yaml_float(node)
-    return number if number.is_finite() else loader.construct_yaml_float(node)
+    if not number.is_finite():
+        return loader.construct_yaml_float(node)
+    if abs(number.adjusted()) > MAX_EXPONENT:
+        raise _number_error(node, f"a number's exponent must stay within +/-{MAX_EXPONENT}")
+    return number
+
+
+def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    if sum(c.isdigit() for c in str(node.value)) > MAX_NUMBER_DIGITS:
+        raise _number_error(node, f"a number may have at most {MAX_NUMBER_DIGITS} digits")
+    return loader.construct_yaml_int(node)
 
 
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_decimal)
+_Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
 @dataclass(frozen=True)
@@ -66,12 +95,67 @@ def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
     loader = _Loader(text)
     try:
         root = loader.get_single_node()
+        if root is not None:
+            _check_shape(root, shown)
         data = loader.construct_document(root) if root is not None else None
     except yaml.YAMLError as exc:
         raise SpecErrors([_yaml_error(exc, shown)]) from None
+    except RecursionError:  # nesting the composer accepted but Python cannot walk
+        raise SpecErrors([SpecError(f"nested deeper than {MAX_DEPTH} levels", file=shown, line=1)]) from None
     finally:
         loader.dispose()
     return data, root
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+def _check_shape(root: yaml.Node, shown: str) -> None:
+    """Refuse a document whose aliases expand too far, that refers to itself, or nests too deep.
+
+    Checked on the composed node graph, before anything is built: an alias bomb costs nothing
+    here, but a recursive walk of the built document (a matcher, a state copy) would hang or
+    exhaust memory. Iterative, so deep nesting cannot overflow the stack.
+    """
+    size: dict[int, int] = {}
+    depth: dict[int, int] = {}
+    open_nodes: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if children_done:
+            open_nodes.discard(key)
+            kids = _children(node)
+            size[key] = 1 + sum(size[id(k)] for k in kids)
+            depth[key] = 1 + max((depth[id(k)] for k in kids), default=0)
+            if depth[key] > MAX_DEPTH:
+                raise SpecErrors([_shape_error(node, shown, f"nested deeper than {MAX_DEPTH} levels")])
+            continue
+        if key in size:
+            continue
+        if key in open_nodes:
+            raise SpecErrors([_shape_error(node, shown, "an alias refers to the node that contains it")])
+        open_nodes.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in _children(node) if id(child) not in size)
+    limit = MAX_EXPANSION_FACTOR * len(size) + EXPANSION_ALLOWANCE
+    if size[id(root)] > limit:
+        # Point at the smallest node that is already too big: where the aliases multiply.
+        node = root
+        while (bigger := [k for k in _children(node) if size[id(k)] > limit]) and node is not bigger[0]:
+            node = bigger[0]
+        message = f"aliases expand to {size[id(root)]:,} nodes (limit {limit:,} for this file): an alias bomb?"
+        raise SpecErrors([_shape_error(node, shown, message)])
+
+
+def _shape_error(node: yaml.Node, shown: str, message: str) -> SpecError:
+    return SpecError(f"invalid YAML: {message}", file=shown, line=node.start_mark.line + 1)
 
 
 def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
@@ -167,6 +251,8 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
     """``('contract', 'expected_params', 0, 'tool')`` -> ``contract.expected_params[0].tool``."""
     text = ""
     for part in loc:
+        if isinstance(part, str) and len(part) > MAX_SHOWN_KEY:
+            part = f"{part[:MAX_SHOWN_KEY]}... ({len(part):,} characters)"
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text
 

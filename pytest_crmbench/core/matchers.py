@@ -18,6 +18,7 @@ state stores money as a decimal string.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -31,9 +32,11 @@ def as_decimal(value: Any) -> Decimal | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, Decimal):
-        return value
-    if isinstance(value, (int, float)):
-        return Decimal(str(value))
+        return value if value.is_finite() else None
+    if isinstance(value, float):
+        return Decimal(str(value)) if math.isfinite(value) else None
+    if isinstance(value, int):
+        return Decimal(value)
     if isinstance(value, str):
         try:
             number = Decimal(value.strip())
@@ -84,7 +87,9 @@ def _contains(needle: Any, actual: Any) -> bool:
 
 
 def _non_empty(flag: Any, actual: Any) -> bool:
-    present = actual is not MISSING and actual is not None and actual != "" and actual != [] and actual != {}
+    # Whitespace is not content: a note of three spaces is as empty as no note.
+    blank = isinstance(actual, str) and not actual.strip()
+    present = actual is not MISSING and actual is not None and not blank and actual != [] and actual != {}
     return present if flag else not present
 
 
@@ -114,6 +119,8 @@ def operator_of(constraint: Any) -> tuple[str, Any] | None:
 
 def check_constraint(constraint: Any) -> str | None:
     """Why a constraint is malformed, or None. Used by the task loader to fail at collection."""
+    if _has_nan(constraint):
+        return "NaN is not a value (it equals nothing, and no number is above or below it)"
     top_level = isinstance(constraint, Mapping) and any(isinstance(k, str) and k.startswith("$") for k in constraint)
     if not top_level and _nested_operator(constraint):
         # {balance: {$gte: 1}} inside a literal would be compared as the literal text "$gte" and
@@ -129,12 +136,24 @@ def check_constraint(constraint: Any) -> str | None:
         if name == "$one_of" and not isinstance(operand, list):
             return "$one_of needs a list"
         if name in ("$gte", "$lte") and as_decimal(operand) is None:
-            return f"{name} needs a number"
+            return f"{name} needs a finite number"
         if name == "$min_length" and (not isinstance(operand, int) or isinstance(operand, bool) or operand < 0):
             return "$min_length needs a non-negative integer"
         if name == "$non_empty" and not isinstance(operand, bool):
             return "$non_empty needs true or false"
     return None
+
+
+def _has_nan(value: Any) -> bool:
+    if isinstance(value, float):
+        return math.isnan(value)
+    if isinstance(value, Decimal):
+        return value.is_nan()
+    if isinstance(value, Mapping):
+        return any(_has_nan(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_nan(v) for v in value)
+    return False
 
 
 def _nested_operator(value: Any) -> bool:

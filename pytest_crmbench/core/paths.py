@@ -25,6 +25,10 @@ def resolve(tree: Any, path: str) -> Any:
 
 def list_index(segment: str) -> int | None:
     """A list index written as ASCII digits without leading zeros (``"01"`` and ``"²"`` are not)."""
+    # Bounded: the loader refuses longer indices, and a trajectory from elsewhere must not crash
+    # grading with Python's 4,300-digit conversion limit.
+    if len(segment) > 18:
+        return None
     if segment.isascii() and segment.isdigit() and (segment == "0" or not segment.startswith("0")):
         return int(segment)
     return None

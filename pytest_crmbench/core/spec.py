@@ -34,11 +34,22 @@ Constraint = Annotated[Any, AfterValidator(_valid_constraint)]
 """A literal (exact match) or a ``{$operator: operand}`` mapping, see :mod:`pytest_crmbench.core.matchers`."""
 
 _PATH_SEGMENT = re.compile(r"^[^.\s]+$")
+MAX_PATH_CHARS, MAX_PATH_SEGMENTS, MAX_INDEX_DIGITS = 300, 16, 9
+"""Bounds of a state path: real paths are a few segments long, and a list index of more than nine
+digits could never exist (longer ones would not even convert to an integer past 4,300 digits)."""
 
 
 def _valid_path(path: str) -> str:
+    if len(path) > MAX_PATH_CHARS or path.count(".") >= MAX_PATH_SEGMENTS:
+        raise ValueError(
+            f"a state path may have at most {MAX_PATH_SEGMENTS} segments and {MAX_PATH_CHARS} characters"
+            f" (this one: {path.count('.') + 1} segments, {len(path)} characters)"
+        )
     if not path or not all(_PATH_SEGMENT.match(part) for part in path.split(".")):
         raise ValueError(f"{path!r} is not a dotted state path such as 'accounts.ACC-1001.balance'")
+    for part in path.split("."):
+        if part.isascii() and part.isdigit() and len(part) > MAX_INDEX_DIGITS:
+            raise ValueError(f"list index {part[:12]}... has more than {MAX_INDEX_DIGITS} digits")
     return path
 
 
@@ -132,6 +143,9 @@ class Forbidden(_Model):
         default_factory=list, description="Paths whose final value must equal their initial value."
     )
 
+    def declared(self) -> bool:
+        return bool(self.actions or self.params or self.state or self.protected)
+
 
 class Contract(_Model):
     """Only the checks that apply. An empty family is undeclared: absent, never an automatic pass."""
@@ -151,6 +165,14 @@ class Contract(_Model):
             data = {**data, "action_order": [data["action_order"]]}
         return data
 
+    @model_validator(mode="after")
+    def _declares_a_check(self) -> Contract:
+        # An undeclared check is absent, not a pass (spec §A.2): a contract without any check
+        # would make every agent succeed.
+        if not (self.has_positive_check() or self.reply_criteria or self.forbidden.declared()):
+            raise ValueError("a contract must declare at least one check (an empty contract would pass any agent)")
+        return self
+
     def required_counts(self) -> dict[str, int]:
         """Tool -> number of successful calls required (entries for the same tool add up)."""
         counts: dict[str, int] = {}
@@ -163,7 +185,7 @@ class Contract(_Model):
         return bool(self.expected_actions or self.expected_params or self.action_order or self.expected_state)
 
 
-_REFERENCE = re.compile(r"^(\d+)((?:\.[^.\s]+)+)$")
+_REFERENCE = re.compile(r"^(\d{1,6})((?:\.[^.\s]+)+)$")
 
 
 def gold_reference(value: Any) -> tuple[int, str] | None:
@@ -190,7 +212,7 @@ class GoldCall(_Model):
     )
 
 
-REPLY_REFERENCE = re.compile(r"\$\{(\d+)((?:\.[^.\s}]+)+)\}")
+REPLY_REFERENCE = re.compile(r"\$\{(\d{1,6})((?:\.[^.\s}]+)+)\}")
 """``${2.transaction_id}`` inside a gold reply: a value from an earlier step's result."""
 
 

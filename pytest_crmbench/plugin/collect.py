@@ -28,6 +28,7 @@ from pytest_crmbench.plugin.stash import (
     played_key,
     registered_markers_key,
     settings_key,
+    task_ids_key,
     verdict_key,
 )
 from pytest_crmbench.reference.agents import agent_label
@@ -60,6 +61,7 @@ class TaskFile(pytest.File):
         try:
             records = load_task_file(self.path, display_path=shown)
             _check_domains(records, environments(self.config), shown)
+            _check_unique_ids(records, self.config.stash.setdefault(task_ids_key, {}))
         except CrmbenchError as exc:
             raise self.CollectError(str(exc)) from None
         trials = self.config.stash[settings_key].trials
@@ -98,6 +100,25 @@ def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolE
             )
     if errors:
         raise SpecErrors(errors)
+
+
+def _check_unique_ids(records: list[TaskRecord], seen: dict[str, str]) -> None:
+    """Task ids are unique in the whole collected set, not only within a file: results are keyed by
+    id, so a second file's copy would overwrite the first's result (issue 11 item 3)."""
+    errors = [
+        SpecError(
+            f"duplicate task id (also defined at {seen[record.task.id]})",
+            file=record.shown_path,
+            line=record.line,
+            task_id=record.task.id,
+            field="id",
+        )
+        for record in records
+        if record.task.id in seen
+    ]
+    if errors:
+        raise SpecErrors(errors)
+    seen.update((record.task.id, record.location) for record in records)
 
 
 class TaskItem(pytest.Function):

@@ -16,6 +16,8 @@ from pytest_crmbench.run.settings import RunSettings
 settings_key = pytest.StashKey[RunSettings]()
 environments_key = pytest.StashKey[dict[str, type[ToolEnvironment]]]()
 registered_markers_key = pytest.StashKey[set[str]]()
+task_ids_key = pytest.StashKey[dict[str, str]]()
+"""Task id -> where it was collected (file:line), to refuse the same id in two files."""
 evidence_key = pytest.StashKey[Evidence]()  # on item.stash
 verdict_key = pytest.StashKey[TaskVerdict]()  # on item.stash
 played_key = pytest.StashKey[Future[Played]]()  # on item.stash, under --crm-concurrency

@@ -193,12 +193,6 @@ def _consistency(record: TaskRecord) -> Iterator[SpecError]:
                     ("contract", "action_order", i, "tools", j),
                     f"{tool} is ordered but not in expected_actions (an order constraint only ranks expected tools)",
                 )
-    forbidden = contract.forbidden
-    negative = forbidden.actions or forbidden.params or forbidden.state or forbidden.protected
-    if not contract.has_positive_check() and not contract.reply_criteria and not negative:
-        yield problem(
-            record, ("contract",), "a refusal task (no positive check) needs reply criteria or negative checks"
-        )
 
 
 def _exposure(

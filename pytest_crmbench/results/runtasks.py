@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.hashing import combined_hash, content_hash
 from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.core.spec import Task
@@ -43,13 +44,31 @@ def task_files(root: Path, settings: RunSettings) -> list[Path]:
     return sorted(found - excluded)
 
 
+def _shown(path: Path, root: Path) -> str:
+    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
+
+
 def load_run_tasks(root: Path, settings: RunSettings) -> RunTasks:
     """Every task of the configured files (raises SpecErrors like collection would)."""
     files = task_files(root, settings)
     tasks: dict[str, Task] = {}
+    where: dict[str, str] = {}
     for path in files:
-        for record in load_task_file(path):
+        for record in load_task_file(path, display_path=_shown(path, root)):
+            if record.task.id in where:
+                raise SpecErrors(
+                    [
+                        SpecError(
+                            f"duplicate task id (also defined at {where[record.task.id]})",
+                            file=record.shown_path,
+                            line=record.line,
+                            task_id=record.task.id,
+                            field="id",
+                        )
+                    ]
+                )
             tasks[record.task.id] = record.task
+            where[record.task.id] = record.location
     domains = sorted({task.domain for task in tasks.values()})
     environments = {
         domain: environment_files(env_dir / domain)

@@ -3,11 +3,12 @@
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from pytest_crmbench.core.evidence import Evidence, Termination
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment
-from pytest_crmbench.grading import grade, grade_checks
+from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import LABEL_PRIORITY, CheckVerdict, primary_label
 from pytest_crmbench.run.episode import Limits, run_episode
 
@@ -97,21 +98,21 @@ def test_gold_agent_is_a_success_on_every_mini_task(
         assert agent.mismatches == []
 
 
-def test_undeclared_contract_grades_nothing(mini_env_class: type[ToolEnvironment]) -> None:
-    task = Task.model_validate(
-        {
-            "id": "mini_x_01",
-            "domain": "mini",
-            "capabilities": ["x"],
-            "difficulty": "easy",
-            "user": {"persona": "p", "goal": "g", "stop": "s"},
-            "contract": {},
-            "gold": {"reply": "r"},
-        }
-    )
-    evidence = Evidence(task_id=task.id, agent="a", termination=Termination(reason="user_stop"))
-    assert grade_checks(task, evidence) == []
-    assert grade(task, evidence).outcome == "success"
+def test_a_contract_without_checks_cannot_exist() -> None:
+    # Undeclared checks are absent, not passes: a contract declaring none would grade every agent
+    # a success (issue 11 item 4), so it is refused when the task is loaded.
+    with pytest.raises(ValidationError, match="a contract must declare at least one check"):
+        Task.model_validate(
+            {
+                "id": "mini_x_01",
+                "domain": "mini",
+                "capabilities": ["x"],
+                "difficulty": "easy",
+                "user": {"persona": "p", "goal": "g", "stop": "s"},
+                "contract": {},
+                "gold": {"reply": "r"},
+            }
+        )
 
 
 @pytest.mark.parametrize(

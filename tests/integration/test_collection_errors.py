@@ -26,6 +26,11 @@ BAD = {
         "tasks/duplicate_id.yaml:8: task 'mini_same_01': field 'id': duplicate task id (first defined at line 1)"
     ],
     "missing_field.yaml": ["tasks/missing_field.yaml:6: task 'mini_nostop_01': field 'user.stop': Field required"],
+    "empty_contract.yaml": [
+        "tasks/empty_contract.yaml:7: task 'mini_empty_01': field 'contract': a contract must declare at least one check*"
+    ],
+    "alias_bomb_state.yaml": ["tasks/alias_bomb_state.yaml:14: invalid YAML: aliases expand to 490,329,092 nodes*"],
+    "nan_operand.yaml": ["tasks/nan_operand.yaml:8: task 'mini_nan_01': field '*': NaN is not a value*"],
 }
 
 
@@ -105,5 +110,25 @@ def test_task_marker_names_are_validated_as_identifiers(crm_project: CrmProject)
     assert result.ret == pytest.ExitCode.INTERRUPTED
     result.stdout.fnmatch_lines(
         ["tasks/marks.yaml:3: task 'mini_marks_01': field 'capabilities[[]0]': String should match pattern *"]
+    )
+    assert_no_traceback(result)
+
+
+def test_a_task_id_defined_in_two_files_is_a_collection_error(crm_project: CrmProject) -> None:
+    # Results are keyed by task id: a second copy would overwrite the first's result, and a failed
+    # task could show up as a success (issue 11 item 3).
+    mini = crm_project.add("mini.yaml")
+    record = mini.read_text().split("\n- id: ")[3]
+    assert record.startswith("mini_balance_only_01")
+    crm_project.write("a_first.yaml", "- id: " + record)
+    result = crm_project.run("--crm-fail-under=0")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*ERROR collecting tasks/mini.yaml*",
+            "tasks/mini.yaml:66: task 'mini_balance_only_01': field 'id': duplicate task id"
+            " (also defined at tasks/a_first.yaml:1)",
+            "*Interrupted: 1 error during collection*",
+        ]
     )
     assert_no_traceback(result)

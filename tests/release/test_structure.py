@@ -66,7 +66,6 @@ def test_a_sound_task_has_no_problem(tmp_path: Path, mini_env_class: type[ToolEn
             },
             "contract.action_order[0].tools[0]: validate_transfer is ordered but not in expected_actions",
         ),
-        ({}, "contract: a refusal task (no positive check) needs reply criteria or negative checks"),
         (
             {"forbidden": {"protected": ["accounts.ACC-9.balance"]}},
             "contract.forbidden.protected[0]: state path 'accounts.ACC-9.balance' does not exist in the reset state "
