@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.models.llm import Price, classify, load_price_table, parse_json_object, redact
+from pytest_crmbench.models.llm import Price, classify, load_price_table, parse_json_object
 
 
 class FakeError(Exception):
@@ -54,11 +54,6 @@ def test_bad_price_tables_are_errors(tmp_path: Path, text: str) -> None:
     table.write_text(text)
     with pytest.raises(CrmbenchError, match="price table"):
         load_price_table(table)
-
-
-def test_redact_hides_keys_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value-123")
-    assert redact("Incorrect API key provided: sk-secret-value-123.") == "Incorrect API key provided: ***."
 
 
 def test_parse_json_object_tolerates_a_fence() -> None:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -38,6 +37,7 @@ import yaml
 
 from pytest_crmbench.core.errors import AgentAbort, CrmbenchError, InfraError
 from pytest_crmbench.core.evidence import Role
+from pytest_crmbench.core.redaction import redacted_text
 from pytest_crmbench.core.usage import UsageLedger
 
 MILLION = Decimal(1_000_000)
@@ -211,17 +211,6 @@ def retry_after(exc: BaseException) -> float | None:
         return None
 
 
-_SECRET_VARIABLE = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
-
-
-def redact(text: str) -> str:
-    """``text`` without the value of any API key or token variable in the environment."""
-    for name, value in os.environ.items():
-        if len(value) >= 8 and _SECRET_VARIABLE.search(name) and value in text:
-            text = text.replace(value, "***")
-    return text
-
-
 class ModelClient:
     """Calls one model for one role and records usage into a ledger."""
 
@@ -286,7 +275,7 @@ class ModelClient:
                 response = _send(litellm, kwargs)
             except Exception as exc:
                 kind = classify(exc)
-                last = redact(f"{type(exc).__name__}: {str(exc)[:300]}")
+                last = redacted_text(f"{type(exc).__name__}: {exc}", 300)
                 if kind == "model":
                     if self.role == "agent":
                         raise AgentAbort(f"model {config.model}: {last}") from None

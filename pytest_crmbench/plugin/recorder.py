@@ -14,13 +14,13 @@ import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
 from pytest_crmbench import __version__
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
+from pytest_crmbench.core.redaction import redact, redacted_text
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.results import report, tables
 from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, evaluate
@@ -41,9 +41,7 @@ from pytest_crmbench.results.rundir import (
     default_run_dir,
     git_commit,
     load_run,
-    redact,
     resume_mismatches,
-    secret_values,
 )
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
 from pytest_crmbench.run.settings import RunSettings
@@ -184,7 +182,7 @@ def sampling(settings: RunSettings) -> dict[str, Any]:
     return {
         "temperature": chosen.temperature,
         "max_tokens": chosen.max_tokens,
-        "api_base": _without_credentials(chosen.api_base),
+        "api_base": redact(chosen.api_base),
         "prices": sorted(chosen.prices),
     }
 
@@ -194,15 +192,6 @@ def execution(settings: RunSettings) -> dict[str, Any]:
     concurrency after rate limits killed it)."""
     chosen = settings.models
     return {"request_timeout_s": chosen.timeout_s, "retries": chosen.retries, "concurrency": settings.concurrency}
-
-
-def _without_credentials(url: str | None) -> str | None:
-    if not url:
-        return None
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def build_manifest(
@@ -238,7 +227,7 @@ def build_manifest(
         },
         "git": git_commit(config.rootpath),
     }
-    return redact(manifest, secret_values())  # type: ignore[no-any-return]
+    return redact(manifest)
 
 
 def _shown(config: pytest.Config, path: Path) -> str:
@@ -258,7 +247,7 @@ def is_task_nodeid(nodeid: str) -> bool:
 
 def _last_line(report: pytest.TestReport) -> str:
     text = report.longreprtext.strip()
-    return (text.splitlines()[-1] if text else f"{report.when} {report.outcome}")[:500]
+    return redacted_text(text.splitlines()[-1] if text else f"{report.when} {report.outcome}", 500)
 
 
 class ResumeFilter:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from pytest_crmbench.core.evidence import Evidence, jsonable
+from pytest_crmbench.core.redaction import redact, redacted_text
 
 
 def transcript(evidence: Evidence, *, width: int = 600) -> str:
@@ -29,8 +30,8 @@ def transcript(evidence: Evidence, *, width: int = 600) -> str:
                         width,
                     )
                 )
-    return "\n".join(lines)
+    return redact("\n".join(lines))
 
 
 def _clip(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 3] + "..."
+    return redacted_text(text, width)

@@ -16,7 +16,6 @@ Only the controller process writes here.
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -28,6 +27,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.core.redaction import redact
 from pytest_crmbench.results.records import ResultRecord, decode_record
 
 MANIFEST = "manifest.json"
@@ -39,9 +39,6 @@ FORMAT = "crmbench-run/1"
 
 FINGERPRINT_KEYS = ("task_set", "agent", "models", "sampling", "settings")
 """Manifest entries a resumed run must share with the original (``task_set`` by its hash)."""
-
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL|AUTH", re.IGNORECASE)
-REDACTED = "<redacted>"
 
 
 class RunDirError(CrmbenchError):
@@ -74,45 +71,6 @@ def git_commit(root: Path) -> dict[str, Any] | None:
     return {"commit": head, "dirty": bool(status.strip())}
 
 
-def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of environment variables named like credentials (``*_API_KEY``, ``*TOKEN`` ...)."""
-    environ = os.environ if environ is None else environ
-    return sorted({v for k, v in environ.items() if _SECRET_NAME.search(k) and len(v) >= 8}, key=len, reverse=True)
-
-
-_URL = re.compile(
-    r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<userinfo>[^/@\s]*@)?(?P<rest>[^\s?#]*)(?P<query>[?#]\S*)?"
-)
-
-
-def scrub_urls(text: str) -> str:
-    """URLs without credentials: userinfo (``user:key@``) and query strings (``?api_key=``) go."""
-
-    def clean(match: re.Match[str]) -> str:
-        userinfo = REDACTED + "@" if match.group("userinfo") else ""
-        query = "?" + REDACTED if match.group("query") else ""
-        return f"{match.group('scheme')}{userinfo}{match.group('rest')}{query}"
-
-    return _URL.sub(clean, text)
-
-
-def redact(value: Any, secrets: list[str]) -> Any:
-    """``value`` with every occurrence of a secret replaced, at any depth.
-
-    The manifest never reads the environment, but it records pytest's arguments, and a user may
-    have pasted a key into one (``--crm-api-base=https://key@host``): belt and braces.
-    """
-    if isinstance(value, str):
-        for secret in secrets:
-            value = value.replace(secret, REDACTED)
-        return scrub_urls(value)
-    if isinstance(value, Mapping):
-        return {k: redact(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact(v, secrets) for v in value]
-    return value
-
-
 def fingerprint(manifest: Mapping[str, Any]) -> dict[str, Any]:
     entries = {key: manifest.get(key) for key in FINGERPRINT_KEYS}
     task_set = entries.get("task_set")
@@ -132,16 +90,18 @@ class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = path
 
+    # Every write is redacted here, whatever its source: API keys never reach a file we write.
+
     def write_manifest(self, manifest: Mapping[str, Any]) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
-        _write_atomic(self.path / MANIFEST, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+        _write_atomic(self.path / MANIFEST, json.dumps(redact(dict(manifest)), indent=2, sort_keys=True) + "\n")
 
     def append_result(self, line: str) -> None:
-        _append(self.path / RESULTS, line)
+        _append(self.path / RESULTS, redact(line))
 
     def append_trace(self, domain: str, line: str) -> None:
         safe = re.sub(r"[^A-Za-z0-9_-]+", "_", domain) or "unknown"
-        _append(self.path / TRACES / f"{safe}.jsonl", line)
+        _append(self.path / TRACES / f"{safe}.jsonl", redact(line))
 
     def write_leaderboard(self, data: Mapping[str, Any], markdown: str) -> None:
         self.path.mkdir(parents=True, exist_ok=True)

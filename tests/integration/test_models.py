@@ -320,3 +320,19 @@ def test_concurrency_and_xdist_are_exclusive(payments: CrmProject) -> None:
     result = payments.run("tasks/payments.yaml", "--crm-model=openai/x", "--crm-concurrency=4", "-n", "2")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--crm-concurrency cannot be combined with -n*"])
+
+
+def test_a_key_in_a_provider_error_is_redacted_before_it_is_cut(
+    payments: CrmProject, server: FakeLLM, script: Script
+) -> None:
+    # The provider echoes the key; wherever the 300-character cut falls, no part of it survives
+    # in the results, the traces, the evidence or the terminal (issue 11 item 15).
+    script.always["agent"] = HttpError(500, " ".join(f"attempt {n}: bad key {API_KEY}" for n in range(20)))
+    result = run(payments, server, CASE_A_ID, "--crm-retries=0")
+    data = record(payments, CASE_A_ID)
+    assert data["verdict"]["outcome"] == "infra"
+    assert "<redacted>" in data["verdict"]["detail"]
+    head = API_KEY[:8]
+    leaked = [p for p in payments.path.rglob("*") if p.is_file() and head.encode() in p.read_bytes()]
+    assert leaked == []
+    assert head not in result.stdout.str() + result.stderr.str()
