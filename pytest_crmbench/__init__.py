@@ -10,7 +10,6 @@ from pytest_crmbench.core.evidence import Evidence, Message, ToolCall
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.users import ScriptedUser, User, UserDecision
 from pytest_crmbench.env.environment import Rejection, ToolEnvironment, tool
-from pytest_crmbench.env.registry import register_environment
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.run.agents import GoldAgent, NullAgent
@@ -41,7 +40,6 @@ __all__ = [
     "User",
     "UserDecision",
     "grade",
-    "register_environment",
     "run_episode",
     "tool",
 ]

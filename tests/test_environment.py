@@ -251,3 +251,97 @@ def test_optional_numbers_refuse_booleans_too() -> None:
     assert env.call("limit", {"n": True}).status == "error"
     assert env.call("limit", {"n": 3}).result == {"n": 3}
     assert env.call("limit", {}).result == {"n": None}
+
+
+# -- evidence and defaults that cannot leak between tasks (issue 9 §3) ----------------------------
+
+
+def test_changing_an_episodes_initial_state_cannot_change_the_next_task(mini_env_class: type[ToolEnvironment]) -> None:
+    # deep_merge shares untouched subtrees with the class-wide default: a judge or hook that set
+    # evidence.initial_state["accounts"]["ACC-1"]["balance"] = 0 changed every later task.
+    first = mini_env_class({"orders": {"ORD-1": {"status": "paid"}}}, seed=1)
+    first.initial_state["accounts"]["ACC-1"]["balance"] = Decimal(0)
+    first.initial_state["log"].append("tampered")
+    mini_env_class.cached_default_state()["accounts"]["ACC-2"]["balance"] = Decimal(0)
+    second = mini_env_class(seed=2)
+    assert second.initial_state["accounts"]["ACC-1"]["balance"] == Decimal("180.00")
+    assert second.initial_state["accounts"]["ACC-2"]["balance"] == Decimal("2450.75")
+    assert second.initial_state["log"] == []
+
+
+def test_the_task_override_is_copied_too(mini_env_class: type[ToolEnvironment]) -> None:
+    override = {"accounts": {"ACC-9": {"owner": "X", "status": "active", "balance": 1, "loyalty_points": 0}}}
+    env = mini_env_class(override, seed=1)
+    env.initial_state["accounts"]["ACC-9"]["balance"] = 99
+    assert override["accounts"]["ACC-9"]["balance"] == 1
+
+
+def test_the_default_state_is_built_on_an_initialised_instance() -> None:
+    class UsesHelpers(ToolEnvironment):
+        domain = "helpers"
+
+        def default_state(self) -> dict[str, Any]:
+            # Once an AttributeError: default_state ran on an uninitialised instance.
+            return {"id": self.new_id("SEED"), "at": self.now().isoformat(), "seed": self.seed}
+
+    state = UsesHelpers(seed=5).initial_state
+    assert state["id"].startswith("SEED-") and state["seed"] == 0
+    assert UsesHelpers(seed=9).initial_state == state  # built once, with seed 0, whatever the episode's
+
+
+HOSTILE_ARGUMENTS = [
+    ('{"account_id": ' + "9" * 5000 + "}", "more than 100 digits"),
+    ('{"account_id": ' + "[" * 40_000 + "]" * 40_000 + "}", "nest 40001 levels deep"),
+    ('{"account_id": "' + "a" * 200_000 + '"}', "at most 100,000"),
+    ('{"account_id": NaN}', "NaN is not a JSON number"),
+    ('{"account_id": 1e999}', "out of range"),
+]
+
+
+@pytest.mark.parametrize(("arguments", "message"), HOSTILE_ARGUMENTS, ids=["digits", "depth", "size", "nan", "inf"])
+def test_pathological_json_is_a_structured_error_the_model_can_recover_from(
+    mini_env_class: type[ToolEnvironment], arguments: str, message: str
+) -> None:
+    # These once raised out of ToolEnvironment.call, making the item an excluded error (issue 11 item 1).
+    env = mini_env_class(seed=1)
+    call = env.call("get_balance", arguments)
+    assert call.status == "error" and call.error is not None
+    assert call.error["type"] == "invalid_arguments" and message in call.error["message"]
+    assert env.call("get_balance", '{"account_id": "ACC-1"}').status == "ok"
+
+
+def test_deep_python_arguments_are_refused_too(mini_env_class: type[ToolEnvironment]) -> None:
+    nested: Any = "x"
+    for _ in range(10_000):
+        nested = [nested]
+    call = mini_env_class(seed=1).call("log_note", {"text": nested})
+    assert call.status == "error" and call.error is not None and "levels deep" in call.error["message"]
+
+
+@pytest.mark.parametrize(
+    "amount",
+    ["1_0", "٣", "NaN", "Infinity", "1E+999999", "1e308", 10**30 * 10**80, float("nan"), "12,50", "0x10"],
+)
+def test_numbers_must_be_plain_finite_decimals(mini_env_class: type[ToolEnvironment], amount: Any) -> None:
+    env = mini_env_class(seed=1)
+    call = env.call("award_points", {"account_id": "ACC-1", "amount": amount})
+    assert (call.status, (call.error or {}).get("type")) == ("error", "invalid_arguments")
+
+
+@pytest.mark.parametrize("amount", ["12.50", " 12.5 ", 12, 12.5, "1e2", "-3"])
+def test_plain_numbers_are_accepted(mini_env_class: type[ToolEnvironment], amount: Any) -> None:
+    assert mini_env_class(seed=1).call("award_points", {"account_id": "ACC-1", "amount": amount}).status == "ok"
+
+
+def test_a_tool_crash_is_recorded_with_its_traceback_and_rolled_back(mini_env_class: type[ToolEnvironment]) -> None:
+    env = mini_env_class(seed=1)
+    call = env.call("broken_tool", {})
+    assert call.error is not None and call.error["type"] == "internal_error"
+    assert call.error["message"] == "RuntimeError: boom"
+    assert 'raise RuntimeError("boom")' in call.error["traceback"]
+    assert env.state["log"] == []
+
+
+def test_a_tool_name_that_is_not_a_string_is_an_error(mini_env_class: type[ToolEnvironment]) -> None:
+    call = mini_env_class(seed=1).call(42, {})  # type: ignore[arg-type]
+    assert (call.status, call.name, (call.error or {}).get("type")) == ("error", "42", "unknown_tool")

@@ -12,12 +12,15 @@ from pytest_crmbench.models.llm import Price, classify, load_price_table, parse_
 
 
 class FakeError(Exception):
-    def __init__(self, status: int | None) -> None:
+    """Stands for a provider SDK's exception: a class name and a status code (and maybe a body)."""
+
+    def __init__(self, status: int | None, code: str | None = None) -> None:
         self.status_code = status
+        self.body = {"message": "whatever the provider says", "code": code} if code else None
 
 
-def named(name: str, status: int | None = None) -> Exception:
-    return type(name, (FakeError,), {})(status)
+def named(name: str, status: int | None = None, code: str | None = None) -> Exception:
+    return type(name, (FakeError,), {})(status, code)
 
 
 @pytest.mark.parametrize(
@@ -33,7 +36,17 @@ def named(name: str, status: int | None = None) -> Exception:
         (named("BadRequestError", 400), "fatal"),
         (named("ContextWindowExceededError", 400), "model"),
         (named("ContentPolicyViolationError", 400), "model"),
-        (ValueError("boom"), "fatal"),
+        # Azure's and OpenAI's content filters arrive as a plain 400 with a code, whatever the text
+        # says: once classified infra, which took the agent's refusal out of the score (issue 11 item 2).
+        (named("BadRequestError", 400, "content_filter"), "model"),
+        (named("BadRequestError", 400, "content_policy_violation"), "model"),
+        (named("BadRequestError", 400, "context_length_exceeded"), "model"),
+        (named("BadRequestError", 400, "invalid_request_error"), "fatal"),
+        (TimeoutError("socket"), "transient"),
+        (ConnectionResetError("reset"), "transient"),
+        # Not a provider's answer: a bug in the calling code is a harness error, not infra.
+        (ValueError("boom"), "harness"),
+        (KeyError("choices"), "harness"),
     ],
 )
 def test_classify(exc: Exception, kind: str) -> None:

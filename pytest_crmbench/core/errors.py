@@ -6,7 +6,12 @@ the pytest plugin never show a traceback for them.
 
 from __future__ import annotations
 
+import traceback as _traceback
 from pathlib import Path
+
+from pytest_crmbench.core.redaction import redacted_text
+
+MAX_TRACEBACK_CHARS = 8_000
 
 
 class CrmbenchError(Exception):
@@ -79,3 +84,20 @@ class AgentAbort(CrmbenchError):
 
     The episode ends with termination ``agent_abort`` and the task fails (spec §A.1).
     """
+
+
+class HarnessError(CrmbenchError):
+    """crmbench's own code (a tool, the model-calling code, the simulator) crashed: a bug, not a result.
+
+    The episode ends as outcome ``error``: never scored, always shown with its ``traceback``.
+    """
+
+    def __init__(self, message: str, *, traceback: str = "") -> None:
+        self.traceback = traceback
+        super().__init__(message)
+
+
+def format_traceback(exc: BaseException) -> str:
+    """The exception's traceback as text, secrets redacted and the tail kept when long."""
+    text = redacted_text("".join(_traceback.format_exception(exc)))
+    return text if len(text) <= MAX_TRACEBACK_CHARS else "…" + text[-MAX_TRACEBACK_CHARS:]

@@ -31,6 +31,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 import random
 import re
 import string
@@ -43,8 +44,9 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, 
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
-from pytest_crmbench.core.errors import EnvironmentDefinitionError
+from pytest_crmbench.core.errors import EnvironmentDefinitionError, format_traceback
 from pytest_crmbench.core.evidence import ToolCall, ToolStatus
+from pytest_crmbench.core.redaction import redacted_text
 
 ToolKind = Literal["read", "write"]
 REJECTION_STATUSES = frozenset({403, 404, 409, 422})
@@ -125,16 +127,22 @@ class ToolEnvironment:
         cls._default_cache = None
 
     def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:
-        # ``initial_state`` is a sparse override; the merged tree is kept untouched as the
-        # reference for protected-path checks, and the live state is a private copy of it.
+        self._start(seed)
+        # ``initial_state`` is a sparse override. The merged tree is a private copy (deep_merge
+        # shares the subtrees it does not touch with the class-wide default, and the override's
+        # with the task): whoever later holds it, evidence included, cannot reach another episode.
         override = self.prepare_override(initial_state) if initial_state else {}
-        self.initial_state: dict[str, Any] = deep_merge(self.cached_default_state(), override)
+        self.initial_state: dict[str, Any] = clone(deep_merge(self._shared_default(), override))
         self.state: dict[str, Any] = clone(self.initial_state)
+
+    def _start(self, seed: int) -> None:
+        """The harness's own attributes: seeded id source, clock, empty trace and state."""
         self.seed = seed
         self.rng = random.Random(seed)
         self.trace: list[ToolCall] = []
         self._issued_ids: set[str] = set()
         self._ticks = 0
+        self.state = {}
 
     # -- the domain's part -------------------------------------------------------------------
 
@@ -150,10 +158,25 @@ class ToolEnvironment:
         return override
 
     @classmethod
-    def cached_default_state(cls) -> dict[str, Any]:
+    def blank(cls, seed: int = 0) -> ToolEnvironment:
+        """An instance with the harness's attributes set (seeded RNG, clock, empty state) but no world
+        yet: what :meth:`default_state` and :meth:`prepare_override` are called on."""
+        instance = cls.__new__(cls)
+        ToolEnvironment._start(instance, seed)
+        return instance
+
+    @classmethod
+    def _shared_default(cls) -> dict[str, Any]:
+        # Built once per class, on a blank but initialised instance (seed 0), so default_state
+        # may use new_id() or now(); never handed out, only merged and copied.
         if cls._default_cache is None:
-            cls._default_cache = cls.default_state(cls.__new__(cls))
+            cls._default_cache = cls.default_state(cls.blank())
         return cls._default_cache
+
+    @classmethod
+    def cached_default_state(cls) -> dict[str, Any]:
+        """A private copy of the domain's default world (computed once per process)."""
+        return clone(cls._shared_default())  # type: ignore[no-any-return]
 
     # -- deterministic helpers for tools -----------------------------------------------------
 
@@ -191,8 +214,14 @@ class ToolEnvironment:
         node: str | None = None,
         exposed: Collection[str] | None = None,
     ) -> ToolCall:
-        """Attempt one tool call and record it. Never raises for anything the model can send."""
+        """Attempt one tool call and record it. Never raises for anything the model can send.
+
+        A crash inside the tool itself is recorded as an ``error`` of type ``internal_error`` with its
+        traceback; it is a bug in the domain, and the episode harness ends the episode on it.
+        """
         decoded, problem = _decode_arguments(arguments)
+        if not isinstance(name, str):
+            name, problem = repr(name)[:100], problem or {"type": "unknown_tool", "message": "A tool name is a string."}
         spec = self.tools.get(name)
         if problem is None and spec is None:
             problem = {
@@ -218,9 +247,13 @@ class ToolEnvironment:
         except Rejection as rejection:
             self._restore(snapshot)
             return self._record(turn, node, name, decoded, "rejected", error=rejection.as_error(), effective=effective)
-        except Exception as exc:  # a bug in the domain must not crash the episode
+        except Exception as exc:  # a bug in the domain: recorded, never raised into the agent's code
             self._restore(snapshot)
-            error = {"type": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
+            error = {
+                "type": "internal_error",
+                "message": redacted_text(f"{type(exc).__name__}: {exc}", MAX_MESSAGE_CHARS),
+                "traceback": format_traceback(exc),
+            }
             return self._record(turn, node, name, decoded, "error", error=error, effective=effective)
         # A copy: a tool returning a piece of live state must not see its trace rewritten later.
         return self._record(turn, node, name, decoded, "ok", result=clone(result), effective=effective)
@@ -304,19 +337,49 @@ def _args_model(cls: type, method: Callable[..., Any], arg_docs: dict[str, str])
     return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
 
 
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _reject_bool(value: Any) -> Any:
     if isinstance(value, bool):
         raise ValueError("expected a number, got a boolean")
     return value
 
 
-def _no_bool_numbers(annotation: Any) -> Any:
-    """Numeric parameters refuse JSON booleans (pydantic's lax mode would turn ``true`` into 1).
+def _plain_number(value: Any) -> Any:
+    """A number or a plain ASCII decimal string, within bounds every tool can compute with.
 
-    Everything else stays lax on purpose: a JSON number for a ``Decimal`` amount, say.
+    ``"1_0"``, ``"٣"`` (Arabic-Indic three), ``"NaN"`` and ``1E+999999`` would pass ``Decimal()`` and
+    then crash a tool's arithmetic: that is the model's malformed input, not a bug in the tool.
+    """
+    _reject_bool(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if not _PLAIN_NUMBER.fullmatch(text):
+            raise ValueError("expected a number in plain decimal notation, such as 12.50")
+        value = text
+    if isinstance(value, (str, int, float, Decimal)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError("expected a finite number")
+        if isinstance(value, Decimal) and not value.is_finite():
+            raise ValueError("expected a finite number")
+        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+            raise ValueError(f"a number may have at most {MAX_NUMBER_DIGITS} digits")
+        if isinstance(value, (str, Decimal, float)):
+            number = Decimal(str(value))
+            if len(number.as_tuple().digits) > MAX_NUMBER_DIGITS or abs(number.adjusted()) > MAX_EXPONENT:
+                raise ValueError(f"the number is out of range (at most {MAX_NUMBER_DIGITS} digits, 1e{MAX_EXPONENT})")
+    return value
+
+
+def _no_bool_numbers(annotation: Any) -> Any:
+    """Numeric parameters refuse JSON booleans (pydantic's lax mode would turn ``true`` into 1),
+    non-finite and out-of-range values, and numbers written other than in plain decimal notation.
+
+    Otherwise lax on purpose: a JSON number for a ``Decimal`` amount, say.
     """
     if annotation in (int, float, Decimal):
-        return Annotated[annotation, BeforeValidator(_reject_bool)]
+        return Annotated[annotation, BeforeValidator(_plain_number)]
     if get_origin(annotation) in (Union, types.UnionType):
         return Union[tuple(_no_bool_numbers(arg) for arg in get_args(annotation))]  # noqa: UP007
     return annotation
@@ -364,20 +427,101 @@ def _strip_titles(schema: Any) -> Any:
     return schema
 
 
-def _decode_arguments(arguments: str | Mapping[str, Any] | None) -> tuple[Any, dict[str, Any] | None]:
+MAX_ARGUMENT_CHARS = 100_000
+"""Longest raw argument string a call may send (a tool call is a few hundred characters)."""
+MAX_ARGUMENT_DEPTH = 32
+MAX_ARGUMENT_NODES = 10_000
+MAX_NUMBER_DIGITS = 100
+MAX_EXPONENT = 100
+MAX_INT_BITS = 332  # 2**332 has 100 digits
+"""Numbers in arguments: at most 100 digits and a decimal exponent within +/-100."""
+MAX_MESSAGE_CHARS = 500
+_STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
+
+
+def _too_big(message: str) -> dict[str, Any]:
+    return {"type": "invalid_arguments", "message": message}
+
+
+def _decode_arguments(arguments: Any) -> tuple[Any, dict[str, Any] | None]:
+    """The arguments as a dict, or what to record and the structured error the model sees.
+
+    Bounded, because the model controls this text: a 5,000-digit number or nesting 100,000 deep
+    would otherwise raise inside the decoder (issue 11 item 1) and crash the episode.
+    """
     if arguments is None or arguments == "":
         return {}, None
     if isinstance(arguments, Mapping):
-        return dict(arguments), None
-    if isinstance(arguments, str):
-        try:
-            decoded = json.loads(arguments)
-        except json.JSONDecodeError as exc:
-            return arguments, {"type": "invalid_json", "message": f"Arguments are not valid JSON: {exc}"}
-        if isinstance(decoded, dict):
-            return decoded, None
-        return arguments, {"type": "invalid_arguments", "message": "Arguments must be a JSON object."}
-    return repr(arguments), {"type": "invalid_arguments", "message": "Arguments must be a JSON object."}
+        problem = _shape_problem(arguments)
+        # Not repr(): a tree too deep to keep is too deep to print.
+        return (dict(arguments), None) if problem is None else ("<arguments not recorded>", _too_big(problem))
+    if not isinstance(arguments, str):
+        return f"<{type(arguments).__name__}>", _too_big("Arguments must be a JSON object.")
+    if len(arguments) > MAX_ARGUMENT_CHARS:
+        shown = arguments[:1000] + "..."
+        return shown, _too_big(f"Arguments are {len(arguments):,} characters long; at most {MAX_ARGUMENT_CHARS:,}.")
+    depth = _json_depth(arguments)
+    if depth > MAX_ARGUMENT_DEPTH:
+        return arguments, _too_big(f"Arguments nest {depth} levels deep; at most {MAX_ARGUMENT_DEPTH}.")
+    try:
+        decoded = json.loads(arguments, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
+    except json.JSONDecodeError as exc:
+        return arguments, {"type": "invalid_json", "message": f"Arguments are not valid JSON: {exc}"}
+    except ValueError as exc:  # a number past the bounds, NaN or Infinity
+        return arguments, _too_big(f"Arguments are not valid: {exc}")
+    if isinstance(decoded, dict):
+        problem = _shape_problem(decoded)
+        return (decoded, None) if problem is None else (arguments, _too_big(problem))
+    return arguments, _too_big("Arguments must be a JSON object.")
+
+
+def _json_depth(text: str) -> int:
+    """Deepest ``[``/``{`` nesting of JSON text, strings ignored (no recursion: the text may be hostile)."""
+    deepest = depth = 0
+    for char in _STRINGS.sub('""', text):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number has more than {MAX_NUMBER_DIGITS} digits")
+    return int(text)
+
+
+def _json_float(text: str) -> float:
+    if sum(c.isdigit() for c in text) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number has more than {MAX_NUMBER_DIGITS} digits")
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range")
+    return value
+
+
+def _json_constant(text: str) -> Any:
+    raise ValueError(f"{text} is not a JSON number")
+
+
+def _shape_problem(tree: Any) -> str | None:
+    """Why a decoded (or Python-built) argument tree is too deep or too large, or None."""
+    stack: list[tuple[Any, int]] = [(tree, 1)]
+    nodes = 0
+    while stack:
+        node, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_ARGUMENT_DEPTH:
+            return f"Arguments nest more than {MAX_ARGUMENT_DEPTH} levels deep."
+        if nodes > MAX_ARGUMENT_NODES:
+            return f"Arguments hold more than {MAX_ARGUMENT_NODES:,} values."
+        if isinstance(node, Mapping):
+            stack.extend((value, depth + 1) for value in node.values())
+        elif isinstance(node, (list, tuple)):
+            stack.extend((value, depth + 1) for value in node)
+    return None
 
 
 def _validation_problem(exc: ValidationError) -> dict[str, Any]:

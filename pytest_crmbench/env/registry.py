@@ -1,8 +1,11 @@
 """Find each domain's ToolEnvironment: folders ``<env dir>/<domain>/environment.py``.
 
 A domain folder is imported as the package ``crmbench_envs.<domain>``, so its modules can import
-each other relatively (``from .data_model import Account``). Environments can also be registered
-programmatically with :func:`register_environment` (handy in tests and third-party suites).
+each other relatively (``from .data_model import Account``). Environments defined in code are
+passed to :func:`discover` as ``extra`` (the pytest plugin collects them with the
+``pytest_crmbench_update_environments`` hook). Nothing is kept between calls but Python's own
+module cache: two pytest sessions in one process (pytester) see each other's environments no more
+than two processes would.
 """
 
 from __future__ import annotations
@@ -19,29 +22,22 @@ from pytest_crmbench.env.environment import ToolEnvironment
 
 PACKAGE = "crmbench_envs"
 
-_registered: dict[str, type[ToolEnvironment]] = {}
-_loaded_dirs: dict[Path, dict[str, type[ToolEnvironment]]] = {}
 
-
-def register_environment(cls: type[ToolEnvironment]) -> type[ToolEnvironment]:
-    """Make ``cls`` the environment of ``cls.domain`` in this process. Usable as a decorator."""
-    if not cls.domain:
-        raise EnvironmentDefinitionError(f"{cls.__name__} must set the class attribute 'domain'")
-    _registered[cls.domain] = cls
-    return cls
-
-
-def discover(env_dirs: Iterable[Path]) -> dict[str, type[ToolEnvironment]]:
-    """Domain -> environment class, from every env dir (imported once per process) and the registry."""
+def discover(env_dirs: Iterable[Path], extra: Iterable[type[ToolEnvironment]] = ()) -> dict[str, type[ToolEnvironment]]:
+    """Domain -> environment class, from every env dir and the ``extra`` classes (which win)."""
     found: dict[str, type[ToolEnvironment]] = {}
-    for env_dir in env_dirs:
-        for domain, cls in _load_dir(env_dir.resolve()).items():
+    for env_dir in dict.fromkeys(d.resolve() for d in env_dirs):
+        for domain, cls in _load_dir(env_dir).items():
             if domain in found and found[domain] is not cls:
                 raise EnvironmentDefinitionError(
                     f"domain {domain!r} is defined twice: {found[domain].__module__} and {cls.__module__}"
                 )
             found[domain] = cls
-    return {**found, **_registered}
+    for cls in extra:
+        if not cls.domain:
+            raise EnvironmentDefinitionError(f"{cls.__name__} must set the class attribute 'domain'")
+        found[cls.domain] = cls
+    return found
 
 
 def environment_for(domain: str, environments: dict[str, type[ToolEnvironment]]) -> type[ToolEnvironment]:
@@ -53,13 +49,12 @@ def environment_for(domain: str, environments: dict[str, type[ToolEnvironment]])
 
 
 def _load_dir(env_dir: Path) -> dict[str, type[ToolEnvironment]]:
-    if env_dir not in _loaded_dirs:
-        found = {}
-        if env_dir.is_dir():
-            for folder in sorted(p for p in env_dir.iterdir() if (p / "environment.py").is_file()):
-                found[folder.name] = _load_domain(folder)
-        _loaded_dirs[env_dir] = found
-    return _loaded_dirs[env_dir]
+    if not env_dir.is_dir():
+        return {}
+    return {
+        folder.name: _load_domain(folder)
+        for folder in sorted(p for p in env_dir.iterdir() if (p / "environment.py").is_file())
+    }
 
 
 def _load_domain(folder: Path) -> type[ToolEnvironment]:

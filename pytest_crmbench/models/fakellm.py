@@ -76,6 +76,8 @@ class HttpError:
     status: int
     message: str = "injected failure"
     headers: Mapping[str, str] = field(default_factory=dict)
+    code: str | None = None
+    """The error body's ``code`` (``content_filter``, say); the status as text by default."""
 
 
 @dataclass(frozen=True)
@@ -242,7 +244,7 @@ class _Handler(BaseHTTPRequestHandler):
             time.sleep(reply.seconds)
             reply = reply.then
         if isinstance(reply, HttpError):
-            payload = {"error": {"message": reply.message, "type": "fake", "code": str(reply.status)}}
+            payload = {"error": {"message": reply.message, "type": "fake", "code": reply.code or str(reply.status)}}
             self._send(reply.status, json.dumps(payload).encode(), reply.headers)
         elif isinstance(reply, Malformed):
             self._send(200, reply.text.encode())

@@ -14,14 +14,24 @@ Facts this module is built on (measured, see the project's research notes on lit
   price + completion tokens x output price, from a user price table first, then litellm's bundled
   map; unknown stays ``None``, never 0.
 
-Failure classes: transient provider trouble is retried, then becomes :class:`InfraError`; fatal
-provider or configuration errors become :class:`InfraError` at once; context overflow and content
-refusals are the model's own limits: :class:`AgentAbort` for the agent under test, but
-:class:`InfraError` for the simulator and the judge, which are not under test.
+Failure classes, by exception type and provider error code (never by the wording of a message):
+transient provider trouble is retried, then becomes :class:`InfraError`; fatal provider or
+configuration errors become :class:`InfraError` at once; context overflow and content-filter
+refusals (``ContentPolicyViolationError``, or a 400 with code ``content_filter`` as Azure names it,
+``content_policy_violation`` as OpenAI does, ``context_length_exceeded``) are the model's own
+limits: :class:`AgentAbort` for the agent under test, but :class:`InfraError` for the simulator
+and the judge, which are not under test. Anything else (an exception that is no provider's
+answer: a bug in litellm or here) is a :class:`HarnessError` carrying its traceback: shown
+loudly, never scored, never mistaken for an outage.
+
+Nothing is kept at module level: a :class:`Transport` (one per session, shared by the session's
+model configs) holds the litellm import, the offline environment it set (undone by
+:meth:`Transport.close`) and the first-call guard.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import threading
@@ -35,7 +45,7 @@ from typing import Any, Literal
 
 import yaml
 
-from pytest_crmbench.core.errors import AgentAbort, CrmbenchError, InfraError
+from pytest_crmbench.core.errors import AgentAbort, CrmbenchError, HarnessError, InfraError, format_traceback
 from pytest_crmbench.core.evidence import Role
 from pytest_crmbench.core.redaction import redacted_text
 from pytest_crmbench.core.usage import UsageLedger
@@ -67,6 +77,8 @@ class ModelConfig:
     retries: int = 4
     backoff_s: float = 2.0
     prices: Mapping[str, Price] = field(default_factory=dict)
+    transport: Transport = field(default_factory=lambda: Transport(), compare=False, repr=False)
+    """Shared by every config of a session (see :class:`Transport`)."""
 
 
 DEFAULT_ROLE_MODEL = "gpt-5-mini"
@@ -87,6 +99,7 @@ class ModelSettings:
     retries: int = 4
     backoff_s: float = 2.0
     prices: Mapping[str, Price] = field(default_factory=dict)
+    transport: Transport = field(default_factory=lambda: Transport(), compare=False, repr=False)
 
     def config(self, model: str, *, seed: int | None = None) -> ModelConfig:
         return ModelConfig(
@@ -99,6 +112,7 @@ class ModelSettings:
             retries=self.retries,
             backoff_s=self.backoff_s,
             prices=self.prices,
+            transport=self.transport,
         )
 
 
@@ -123,30 +137,73 @@ def load_price_table(path: Path) -> dict[str, Price]:
     return prices
 
 
-# -- litellm, imported on first use --------------------------------------------------------------
+# -- litellm, imported on first use ---------------------------------------------------------------
 
-_import_lock = threading.Lock()
-_litellm: ModuleType | None = None
+OFFLINE_ENVIRONMENT = {"LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+"""Set (when unset) before litellm is imported and while it is used: no cost-map fetch, no tokenizer
+downloads. litellm reads them at import time and again on some calls."""
+
+
+class Transport:
+    """A session's door to litellm: its import (offline, quiet) and the first-call guard.
+
+    litellm builds and caches its HTTP client on first use without a lock: concurrent first calls
+    of one (model, api_base) each build one, and all but the cached one are dropped with their
+    sockets open. So the first call per key runs alone; the threads that queued behind it then
+    call concurrently.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._first_calls = threading.Lock()
+        self._warm: set[tuple[str, str | None]] = set()
+        self._module: ModuleType | None = None
+        self._set_environment: dict[str, str] = {}
+
+    def litellm(self) -> ModuleType:
+        with self._lock:
+            if self._module is None:
+                for name, value in OFFLINE_ENVIRONMENT.items():
+                    if name not in os.environ:
+                        os.environ[name] = value
+                        self._set_environment[name] = value
+                module = importlib.import_module("litellm")
+                setattr(module, "suppress_debug_info", True)  # no "Give Feedback" banners on every exception  # noqa: B010
+                self._module = module
+            return self._module
+
+    def send(self, kwargs: dict[str, Any]) -> Any:
+        """``litellm.completion(**kwargs)``; the first call per (model, api_base) runs alone."""
+        litellm = self.litellm()
+        key = (str(kwargs["model"]), kwargs.get("api_base"))
+        if key not in self._warm:
+            with self._first_calls:
+                # Checked again under the lock: the threads that queued behind the first call must
+                # not each make their call inside the lock (that serialised a whole 16-way wave).
+                if key not in self._warm:
+                    try:
+                        return litellm.completion(**kwargs)
+                    finally:
+                        self._warm.add(key)
+        return litellm.completion(**kwargs)
+
+    def close(self) -> None:
+        """Undo the environment this transport set (its session is over)."""
+        with self._lock:
+            for name, value in self._set_environment.items():
+                if os.environ.get(name) == value:
+                    del os.environ[name]
+            self._set_environment.clear()
 
 
 def litellm_module() -> ModuleType:
-    """litellm, imported once, offline (no cost-map fetch, no tokenizer downloads), quiet."""
-    global _litellm
-    with _import_lock:
-        if _litellm is None:
-            # Must be set before the import: litellm reads them at import time.
-            os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
-
-            litellm.suppress_debug_info = True  # no "Give Feedback" banners on every exception
-            _litellm = litellm
-        return _litellm
+    """litellm, imported offline (for callers outside a session: benchmarks, test set-up)."""
+    return Transport().litellm()
 
 
-def map_price(model: str) -> Price | None:
+def map_price(model: str, transport: Transport) -> Price | None:
     """The price in litellm's bundled cost map, trying the id with and without its provider prefix."""
-    cost_map: Mapping[str, Any] = litellm_module().model_cost
+    cost_map: Mapping[str, Any] = transport.litellm().model_cost
     for key in (model, model.split("/", 1)[-1]):
         entry = cost_map.get(key)
         if isinstance(entry, dict) and "input_cost_per_token" in entry and "output_cost_per_token" in entry:
@@ -180,17 +237,45 @@ class Completion:
         return Completion(content=self.content, tool_calls=(), message=message, finish_reason=self.finish_reason)
 
 
-Failure = Literal["transient", "fatal", "model"]
+Failure = Literal["transient", "fatal", "model", "harness"]
 _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 413, 422})
+_MODEL_TYPES = frozenset({"ContextWindowExceededError", "ContentPolicyViolationError"})
+_MODEL_CODES = frozenset({"content_filter", "content_policy_violation", "context_length_exceeded"})
+"""Provider error codes that are the model's own limit (Azure's and OpenAI's names for a refusal)."""
+_TRANSIENT_TYPES = frozenset(
+    {"Timeout", "APITimeoutError", "RateLimitError", "APIConnectionError", "InternalServerError"}
+)
+_PROVIDER_MODULES = ("litellm", "openai", "httpx", "httpcore", "anthropic", "aiohttp", "requests", "urllib3")
+
+
+def error_code(exc: BaseException) -> str | None:
+    """The provider's error code (``code`` of the error body), wherever the SDK put it."""
+    code = getattr(exc, "code", None)
+    body = getattr(exc, "body", None)
+    if not isinstance(code, str) and isinstance(body, Mapping):
+        inner = body.get("error", body)
+        code = inner.get("code") if isinstance(inner, Mapping) else None
+    return code if isinstance(code, str) else None
+
+
+def is_provider_error(exc: BaseException) -> bool:
+    """An answer of the provider or of the network: a status code, an SDK or HTTP exception class, a
+    socket error. Anything else raised while calling a model is a bug in the calling code."""
+    if isinstance(getattr(exc, "status_code", None), int) or isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    return any(cls.__module__.split(".")[0] in _PROVIDER_MODULES for cls in type(exc).__mro__)
 
 
 def classify(exc: BaseException) -> Failure:
-    """Transient (retry), fatal (infra now) or the model's own limit (context overflow, refusal)."""
-    name = type(exc).__name__
-    if name in ("ContextWindowExceededError", "ContentPolicyViolationError"):
+    """Transient (retry), fatal (infra now), the model's own limit (context overflow, refusal), or a
+    harness bug: by exception type and error code, never by the wording of the message."""
+    if not is_provider_error(exc):
+        return "harness"
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if names & _MODEL_TYPES or error_code(exc) in _MODEL_CODES:
         return "model"
-    if name in ("Timeout", "APITimeoutError", "RateLimitError", "APIConnectionError", "InternalServerError"):
+    if names & _TRANSIENT_TYPES or isinstance(exc, (TimeoutError, ConnectionError)):
         return "transient"
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
@@ -239,8 +324,8 @@ class ModelClient:
         response_format: Mapping[str, Any] | None = None,
         deadline: float | None = None,
     ) -> Completion:
-        """One completion, retried on transient failures. Raises InfraError or AgentAbort (see module doc)."""
-        litellm = litellm_module()
+        """One completion, retried on transient failures. Raises InfraError, AgentAbort or HarnessError
+        (see the module doc)."""
         config = self.config
         # The timeout is constant per config on purpose: litellm caches its HTTP clients by a key
         # that includes the timeout, so a per-call value (say, capped by the task deadline) would
@@ -272,10 +357,15 @@ class ModelClient:
         for attempt in range(config.retries + 1):
             started = self._clock()
             try:
-                response = _send(litellm, kwargs)
+                response = config.transport.send(kwargs)
             except Exception as exc:
                 kind = classify(exc)
                 last = redacted_text(f"{type(exc).__name__}: {exc}", 300)
+                if kind == "harness":
+                    raise HarnessError(
+                        f"{self.role} model {config.model}: unexpected {type(exc).__name__} while calling the model",
+                        traceback=format_traceback(exc),
+                    ) from exc
                 if kind == "model":
                     if self.role == "agent":
                         raise AgentAbort(f"model {config.model}: {last}") from None
@@ -316,31 +406,9 @@ class ModelClient:
 
     def price(self) -> Price | None:
         if self._price is False:
-            self._price = self.config.prices.get(self.config.model) or map_price(self.config.model)
+            config = self.config
+            self._price = config.prices.get(config.model) or map_price(config.model, config.transport)
         return self._price
-
-
-_first_calls = threading.Lock()
-_warm: set[tuple[str, str | None]] = set()
-
-
-def _send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
-    """``litellm.completion``; the first call per (model, api_base) runs alone.
-
-    litellm builds and caches its HTTP client on first use without a lock: concurrent first
-    calls each build one, and all but the cached one are dropped with their sockets open.
-    """
-    key = (str(kwargs["model"]), kwargs.get("api_base"))
-    if key not in _warm:
-        with _first_calls:
-            # Checked again under the lock: the threads that queued behind the first call must
-            # not each make their call inside the lock (that serialised a whole 16-way wave).
-            if key not in _warm:
-                try:
-                    return litellm.completion(**kwargs)
-                finally:
-                    _warm.add(key)
-    return litellm.completion(**kwargs)
 
 
 def _has_key_for(model: str) -> bool:

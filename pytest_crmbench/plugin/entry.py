@@ -109,6 +109,12 @@ def pytest_configure(config: pytest.Config) -> None:
     check_agent_name(config, settings.agent)
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    settings = config.stash.get(settings_key, None)
+    if settings is not None:
+        settings.models.transport.close()  # undo the offline environment litellm was imported with
+
+
 def list_task_markers(config: pytest.Config) -> None:
     """``pytest --markers`` runs before collection: read the task files now so their domains and
     capability tags are listed too (only then: it costs a parse of every task file)."""

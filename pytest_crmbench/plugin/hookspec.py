@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
+    from pytest_crmbench.env.environment import ToolEnvironment
     from pytest_crmbench.results.records import ResultRecord
     from pytest_crmbench.run.episode import Agent, AgentContext
 
@@ -33,4 +34,15 @@ def pytest_crmbench_update_result_record(record: ResultRecord, item: pytest.Item
 
         def pytest_crmbench_update_result_record(record, item):
             record.extra["agent_version"] = my_agent.__version__
+    """
+
+
+@pytest.hookspec
+def pytest_crmbench_update_environments(environments: list[type[ToolEnvironment]], config: pytest.Config) -> None:
+    """Add environments defined in code (not in a ``crm_env_dirs`` folder) for this session.
+
+    Appended classes win over a folder of the same domain. Example::
+
+        def pytest_crmbench_update_environments(environments):
+            environments.append(MyEnvironment)
     """

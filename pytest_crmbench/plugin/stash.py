@@ -26,5 +26,7 @@ played_key = pytest.StashKey[Future[Played]]()  # on item.stash, under --crm-con
 def environments(config: pytest.Config) -> dict[str, type[ToolEnvironment]]:
     """Domain environments, discovered once per process on first use (not for unit-test-only runs)."""
     if environments_key not in config.stash:
-        config.stash[environments_key] = discover(config.stash[settings_key].env_dirs)
+        extra: list[type[ToolEnvironment]] = []
+        config.hook.pytest_crmbench_update_environments(environments=extra, config=config)
+        config.stash[environments_key] = discover(config.stash[settings_key].env_dirs, extra)
     return config.stash[environments_key]

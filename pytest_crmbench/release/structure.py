@@ -137,8 +137,7 @@ def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> 
 
 def reset_state(task: Task, environment: type[ToolEnvironment]) -> dict[str, Any]:
     """The domain's default state with the task's override merged in (what an episode starts from)."""
-    instance = environment.__new__(environment)
-    override = instance.prepare_override(task.initial_state) if task.initial_state else {}
+    override = environment.blank().prepare_override(task.initial_state) if task.initial_state else {}
     return deep_merge(environment.cached_default_state(), override)
 
 
