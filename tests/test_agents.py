@@ -4,14 +4,17 @@ from pytest_crmbench.core.errors import AgentConfigError
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
-from pytest_crmbench.reference.agents import BUILTIN_AGENTS, load_factory
+from pytest_crmbench.reference.agents import BUILTIN_AGENTS, load_factory, make_oracle
 from pytest_crmbench.run.agents import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import AgentContext, run_episode
 
 
 def test_builtin_factories(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
-    context = AgentContext(task=mini_tasks["mini_balance_only_01"], environment=mini_env_class, seed=1)
-    assert isinstance(load_factory("gold")(context), GoldAgent)
+    context = AgentContext.for_domain(mini_env_class, seed=1)
+    assert isinstance(make_oracle("gold", mini_tasks["mini_balance_only_01"]), GoldAgent)
+    assert make_oracle("null", mini_tasks["mini_balance_only_01"]) is None
+    with pytest.raises(AgentConfigError, match="only the harness can build it"):
+        load_factory("gold")(context)
     assert isinstance(load_factory("null")(context), NullAgent)
     assert set(BUILTIN_AGENTS) == {"gold", "null", "graph", "flat"}
     with pytest.raises(AgentConfigError, match="need a model"):

@@ -86,6 +86,17 @@ class AgentAbort(CrmbenchError):
     """
 
 
+class AgentError(CrmbenchError):
+    """The agent's own code raised (or its factory did, or it returned no text): the agent's failure.
+
+    The episode ends with termination ``agent_error``; ``traceback`` is shown with the failure.
+    """
+
+    def __init__(self, message: str, *, traceback: str = "") -> None:
+        self.traceback = traceback
+        super().__init__(message)
+
+
 class HarnessError(CrmbenchError):
     """crmbench's own code (a tool, the model-calling code, the simulator) crashed: a bug, not a result.
 

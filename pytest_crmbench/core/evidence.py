@@ -20,30 +20,42 @@ TerminationReason = Literal[
     "max_turns",  # the user-turn limit was reached before a stop decision
     "timeout",  # the per-task wall-clock limit was reached
     "agent_abort",  # the agent gave up (e.g. unrecoverable hallucinated tool use)
-    "infra",  # a provider or judge failure after retries; excluded from the score
+    "agent_error",  # the agent's code raised, or returned something that is not a reply
+    "tampered",  # the world or the trace changed outside a tool call: the agent reached into the harness
+    "infra",  # a provider, simulator or judge failure after retries; excluded from the score
+    "harness_error",  # crmbench's own code or a domain's tool crashed; excluded from the score
 ]
 
-FAILED_TERMINATIONS: frozenset[str] = frozenset({"max_turns", "timeout", "agent_abort"})
-"""Model-attributable terminations: the task fails whatever its checks say (non-convergence)."""
+FAILED_TERMINATIONS: frozenset[str] = frozenset({"max_turns", "timeout", "agent_abort", "agent_error", "tampered"})
+"""Agent-attributable terminations: the task fails whatever its checks say (non-convergence, a crash
+of the agent, tampering)."""
+
+UNSCORED_TERMINATIONS: frozenset[str] = frozenset({"infra", "harness_error"})
+"""Terminations that say nothing about the agent: not scored, always shown."""
 
 
 class _Record(BaseModel):
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
 
 
-class Message(_Record):
+class _Frozen(_Record):
+    # What the agent is handed (its conversation, the calls it made) cannot be edited in place.
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, frozen=True)
+
+
+class Message(_Frozen):
     role: Literal["user", "assistant"]
     content: str
     turn: int = Field(description="Index of the user turn this message belongs to (0-based).")
 
 
-class RoutingDecision(_Record):
+class RoutingDecision(_Frozen):
     turn: int
     node: str = Field(description="The capability node chosen, or 'unsafe' / 'out_of_scope'.")
     detail: str | None = None
 
 
-class ToolCall(_Record):
+class ToolCall(_Frozen):
     """One attempt that reached the environment, whatever its outcome."""
 
     index: int
@@ -69,7 +81,8 @@ class ToolCall(_Record):
         """What the model is shown as the tool's answer."""
         if self.status == "ok":
             return jsonable(self.result)
-        return {"error": {"outcome": self.status, **(self.error or {})}}
+        shown = {k: v for k, v in (self.error or {}).items() if k != "traceback"}  # ours, not the model's
+        return {"error": {"outcome": self.status, **shown}}
 
 
 Role = Literal["agent", "user", "judge"]

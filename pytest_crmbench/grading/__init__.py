@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pytest_crmbench.core.errors import InfraError
-from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, Evidence
+from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, UNSCORED_TERMINATIONS, Evidence
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.grading import checks
 from pytest_crmbench.grading.verdict import CheckVerdict, Outcome, TaskVerdict, primary_label
@@ -52,8 +52,10 @@ def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged)
 def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> TaskVerdict:
     """The task verdict. Programmatic checks are authoritative; a judge only adds reply verdicts."""
     termination = evidence.termination
-    if termination.reason == "infra":
-        return TaskVerdict(task_id=task.id, outcome="infra", termination=termination.reason, detail=termination.detail)
+    if termination.reason in UNSCORED_TERMINATIONS:
+        # Nothing was learnt about the agent: infrastructure failed, or our own code crashed.
+        outcome: Outcome = "infra" if termination.reason == "infra" else "error"
+        return TaskVerdict(task_id=task.id, outcome=outcome, termination=termination.reason, detail=termination.detail)
     verdicts = programmatic_checks(task, evidence)
     failed: set[str] = {v.family for v in verdicts if v.status == "failed"}
     if termination.reason in FAILED_TERMINATIONS:
@@ -74,7 +76,6 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
             verdicts.extend(_unjudged(task, f"not judged (judge failed: {exc})"))
             detail = f"judge: {exc}"
     failed |= {v.family for v in verdicts if v.status == "failed"}
-    outcome: Outcome
     if failed:
         outcome = "failure"
     elif any(v.status == "not_judged" for v in verdicts):

@@ -14,7 +14,8 @@ LABEL_PRIORITY: tuple[str, ...] = ("execution", "action", "forbidden", "state", 
 (non-convergence at the limits, an agent abort) fails the task whatever its checks say (spec §A.1)."""
 
 CheckStatus = Literal["passed", "failed", "not_judged"]
-Outcome = Literal["success", "failure", "infra", "not_judged"]
+Outcome = Literal["success", "failure", "infra", "not_judged", "error"]
+"""``infra`` and ``error`` (a harness bug) say nothing about the agent: never scored, always shown."""
 
 
 class CheckVerdict(BaseModel):

@@ -221,6 +221,10 @@ def run_crm_task(
 def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> str | None:
     if verdict.outcome == "infra":
         return f"infrastructure failure (excluded from the score): {evidence.termination.detail}"
+    if verdict.outcome == "error":
+        return f"harness error (excluded from the score; a bug in crmbench or a domain): {evidence.termination.detail}"
+    if evidence.termination.reason == "tampered":
+        return f"TAMPERED: {evidence.termination.detail} (the episode fails)"
     if verdict.primary_label == "execution":
         return f"episode ended by {evidence.termination.reason}: {evidence.termination.detail}"
     if isinstance(agent, GoldAgent) and agent.mismatches:

@@ -21,6 +21,8 @@ from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.grading import ReplyJudge, not_judged
 from pytest_crmbench.models.llm import ModelClient
 from pytest_crmbench.plugin.stash import environments, settings_key
+from pytest_crmbench.reference.agents import make_oracle
+from pytest_crmbench.run.agents import BrokenAgent
 from pytest_crmbench.run.episode import Agent, AgentContext
 from pytest_crmbench.run.settings import RunSettings
 
@@ -104,10 +106,15 @@ def make_agent(
     seed: int,
     usage: UsageLedger,
 ) -> Agent:
+    """The episode's agent. An oracle (gold) gets the task from the harness; every other agent gets
+    an :class:`AgentContext`, which holds nothing of the task. A factory that raises yields an agent
+    that fails its first turn with that error: the agent's failure, not an unscored error."""
+    oracle = make_oracle(settings.agent, task)
+    if oracle is not None:
+        return oracle
     models = settings.models
-    context = AgentContext(
-        task=task,
-        environment=env_class,
+    context = AgentContext.for_domain(
+        env_class,
         seed=seed,
         limits=settings.limits,
         model=models.config(models.agent, seed=seed) if models.agent else None,
@@ -119,6 +126,8 @@ def make_agent(
     except AgentConfigError as exc:
         # The same error would repeat for every task, so stop the run.
         pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+    except Exception as exc:
+        return BrokenAgent(exc)
     return agent  # type: ignore[no-any-return]
 
 

@@ -3,13 +3,19 @@
 Names resolve as ``gold`` (replay the task's gold path), ``null`` (do nothing), ``graph`` and
 ``flat`` (the reference scaffolds, which call ``--crm-model``), ``package.module:factory`` (your
 own), or whatever a ``pytest_crmbench_make_agent`` hook implementation returns first.
+
+``gold`` is an oracle: it needs the task, which no :class:`AgentContext` carries (an agent under
+evaluation must not see the contract or the gold path). The harness builds it itself, through
+:func:`make_oracle`, from the task it holds.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from pytest_crmbench.core.errors import AgentConfigError
+from pytest_crmbench.core.spec import Task
 from pytest_crmbench.run.agents import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import Agent, AgentContext, AgentFactory
 
@@ -27,14 +33,27 @@ def _flat_agent(context: AgentContext) -> Agent:
     return make_flat_agent(context)
 
 
+def _oracle_only(context: AgentContext) -> Agent:
+    raise AgentConfigError("the gold agent replays the task's gold path: only the harness can build it")
+
+
+ORACLE_AGENTS: dict[str, Callable[[Task], Agent]] = {"gold": GoldAgent}
+"""Agents built from the task itself, through a channel no other agent has (:func:`make_oracle`)."""
+
 BUILTIN_AGENTS: dict[str, AgentFactory] = {
-    "gold": lambda context: GoldAgent(context.task),
+    "gold": _oracle_only,
     "null": lambda context: NullAgent(),
     "graph": _graph_agent,
     "flat": _flat_agent,
 }
 MODEL_AGENTS = frozenset({"graph", "flat"})
 """Built-in agents that call ``--crm-model``."""
+
+
+def make_oracle(name: str, task: Task) -> Agent | None:
+    """The oracle agent ``name`` for ``task``, or None when ``name`` is no oracle."""
+    oracle = ORACLE_AGENTS.get(name)
+    return oracle(task) if oracle is not None else None
 
 
 def load_factory(name: str) -> AgentFactory:

@@ -9,11 +9,9 @@ observations, provider reasoning) across turns.
 
 from __future__ import annotations
 
-import inspect
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pytest_crmbench.core.errors import AgentConfigError, CrmbenchError
@@ -44,10 +42,10 @@ class Reference:
 
 
 def load_reference(context: AgentContext) -> Reference:
-    """The domain's graph (``<graph dir>/<domain>.yaml``) and policy (``policy.md`` next to the environment)."""
+    """The domain's graph (``<graph dir>/<domain>.yaml``) and its policy (from the context)."""
     if context.model is None:
         raise AgentConfigError("the graph and flat agents need a model: pass --crm-model")
-    domain = context.environment.domain
+    domain = context.domain
     path = find_graph(context.graph_dirs, domain)
     if path is None:
         searched = ", ".join(str(d) for d in context.graph_dirs) or "(no crm_graph_dirs)"
@@ -56,9 +54,7 @@ def load_reference(context: AgentContext) -> Reference:
         graph = load_graph(path)
     except CrmbenchError as exc:
         raise AgentConfigError(str(exc)) from None
-    policy_file = Path(inspect.getfile(context.environment)).parent / "policy.md"
-    policy = policy_file.read_text(encoding="utf-8") if policy_file.is_file() else ""
-    return Reference(graph, policy, context.model, context.limits.max_react_iterations)
+    return Reference(graph, context.policy, context.model, context.limits.max_react_iterations)
 
 
 class VisibleHistory:

@@ -179,7 +179,7 @@ def build_record(
         latency_s=latency_s,
         turns=sum(1 for m in evidence.messages if m.role == "assistant"),
         tool_calls={status: statuses.count(status) for status in ("ok", "rejected", "error")},
-        error=verdict.detail if verdict.outcome == "infra" else None,
+        error=verdict.detail if verdict.outcome in UNSCORED else None,
     )
 
 

@@ -12,7 +12,7 @@ def transcript(evidence: Evidence, *, width: int = 600) -> str:
     """Conversation with the routing decisions and tool calls of each turn, in order."""
     lines = [
         f"agent={evidence.agent} seed={evidence.seed} termination={evidence.termination.reason}"
-        + (f" ({evidence.termination.detail})" if evidence.termination.detail else "")
+        + (f" ({evidence.termination.detail.splitlines()[0]})" if evidence.termination.detail else "")
     ]
     for message in evidence.messages:
         lines.append(f"[turn {message.turn}] {message.role}: {message.content}")

@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from pytest_crmbench.core.errors import AgentAbort, AgentError, HarnessError, InfraError, format_traceback
 from pytest_crmbench.core.evidence import Message
 from pytest_crmbench.core.matchers import MISSING
 from pytest_crmbench.core.paths import resolve
 from pytest_crmbench.core.spec import REPLY_REFERENCE, GoldCall, Task, gold_reference
 from pytest_crmbench.run.episode import ToolBox
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
@@ -79,3 +77,21 @@ class NullAgent:
 
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
         return self.REPLY
+
+
+class BrokenAgent:
+    """Stands in for an agent whose factory raised: its first turn fails the episode with that error.
+
+    Building the agent is the agent's own code, so its crash is the agent's failure (``agent_error``),
+    not an unscored error. Infrastructure and harness errors keep their own meaning.
+    """
+
+    def __init__(self, error: Exception) -> None:
+        self._error = error
+        self._traceback = format_traceback(error)
+
+    def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+        if isinstance(self._error, (InfraError, HarnessError, AgentAbort)):
+            raise self._error
+        kind = type(self._error).__name__
+        raise AgentError(f"building the agent raised {kind}: {self._error}", traceback=self._traceback)

@@ -1,27 +1,34 @@
 """One episode: user <-> agent <-> environment until a stop decision or a limit (spec §A.1, §A.7).
 
-The loop owns the evidence: the visible conversation, the routing log (written through
-:meth:`ToolBox.route`) and, through the environment, the tool trace. At the end the four channels
-are frozen into an :class:`~pytest_crmbench.core.evidence.Evidence`.
+The loop owns the visible conversation; the episode's :class:`~pytest_crmbench.run.referee.Referee`
+owns the routing log (written through :meth:`ToolBox.route`), the tool trace and the state. At the
+end the four channels are frozen into an :class:`~pytest_crmbench.core.evidence.Evidence`.
 """
 
 from __future__ import annotations
 
+import inspect
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from pytest_crmbench.core.errors import AgentAbort, InfraError
-from pytest_crmbench.core.evidence import Evidence, Message, RoutingDecision, Termination, ToolCall
+from pytest_crmbench.core.errors import AgentAbort, AgentError, HarnessError, InfraError, format_traceback
+from pytest_crmbench.core.evidence import Evidence, Message, Termination
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import User
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.run.referee import EpisodeTampered, Referee, ToolBox
 
 if TYPE_CHECKING:
     from pytest_crmbench.models.llm import ModelConfig
+
+
+T = TypeVar("T")
+
+__all__ = ["Agent", "AgentContext", "AgentFactory", "Limits", "ToolBox", "run_episode"]
 
 
 @dataclass(frozen=True)
@@ -31,43 +38,6 @@ class Limits:
     max_user_turns: int = 30
     max_react_iterations: int = 10
     task_timeout_s: float = 1200.0
-
-
-class ToolBox:
-    """What an agent may touch during one user turn: routing and the tools of the chosen node."""
-
-    def __init__(
-        self,
-        env: ToolEnvironment,
-        turn: int,
-        routing: list[RoutingDecision],
-        deadline: float,
-        clock: Callable[[], float],
-    ) -> None:
-        self._env = env
-        self._routing = routing
-        self._clock = clock
-        self.turn = turn
-        self.deadline = deadline
-        self.node: str | None = None
-        self.exposed: frozenset[str] | None = None
-
-    def route(self, node: str, *, tools: Collection[str] | None = None, detail: str | None = None) -> None:
-        """Record a routing decision and expose only ``tools`` (None: every domain tool)."""
-        self._routing.append(RoutingDecision(turn=self.turn, node=node, detail=detail))
-        self.node = node
-        self.exposed = None if tools is None else frozenset(tools)
-
-    def schemas(self) -> list[dict[str, Any]]:
-        """JSON schemas of the exposed tools."""
-        return self._env.tool_schemas(self.exposed)
-
-    def call(self, name: str, arguments: str | Mapping[str, Any] | None = None) -> ToolCall:
-        """Attempt a tool call; the environment records it whatever happens."""
-        return self._env.call(name, arguments, turn=self.turn, node=self.node, exposed=self.exposed)
-
-    def time_left(self) -> float:
-        return self.deadline - self._clock()
 
 
 class Agent(Protocol):
@@ -80,15 +50,19 @@ class Agent(Protocol):
 
 @dataclass(frozen=True)
 class AgentContext:
-    """What a factory may use to build an agent for one episode.
+    """What a factory may use to build an agent for one episode: only what an agent may see.
 
-    ``task`` is there for oracle and baseline agents (gold, null); an agent under evaluation must
-    not read it: it would see the contract and the gold path.
+    The domain, its tool schemas and policy, the limits, the model and where the capability graphs
+    live; never the task (its contract or gold path) and never the environment (its state, trace,
+    id source or clock). The conversation reaches the agent turn by turn through ``respond``.
     """
 
-    task: Task
-    environment: type[ToolEnvironment]
-    seed: int
+    domain: str
+    tools: tuple[Mapping[str, Any], ...] = ()
+    """OpenAI-style function schemas of every tool of the domain (copies)."""
+    policy: str = ""
+    """The domain policy (``policy.md`` next to the domain's environment), the text an agent follows."""
+    seed: int = 0
     limits: Limits = field(default_factory=Limits)
     model: ModelConfig | None = None
     """The agent model (``--crm-model``) with the sampling settings and this episode's seed; None without one."""
@@ -96,6 +70,23 @@ class AgentContext:
     """Record model usage here (role ``agent``); it ends up in the evidence."""
     graph_dirs: tuple[Path, ...] = ()
     """Where capability graphs live (``crm_graph_dirs``), for agents that use them."""
+
+    @classmethod
+    def for_domain(cls, environment: type[ToolEnvironment], **fields: Any) -> AgentContext:
+        """The context of an episode in ``environment``'s domain (``fields``: seed, limits, model, ...)."""
+        return cls(
+            domain=environment.domain, tools=tuple(environment.tool_schemas()), policy=policy_of(environment), **fields
+        )
+
+
+def policy_of(environment: type[ToolEnvironment]) -> str:
+    """``policy.md`` next to the module that defines the environment, or "" when there is none."""
+    try:
+        folder = Path(inspect.getfile(environment)).parent
+    except (TypeError, OSError):
+        return ""
+    policy = folder / "policy.md"
+    return policy.read_text(encoding="utf-8") if policy.is_file() else ""
 
 
 AgentFactory = Callable[[AgentContext], Agent]
@@ -113,53 +104,68 @@ def run_episode(
     clock: Callable[[], float] = time.monotonic,
     usage: UsageLedger | None = None,
 ) -> Evidence:
-    """Run the conversation and freeze its evidence. Never raises for agent or provider failures.
+    """Run the conversation and freeze its evidence. Never raises for agent, tool or provider failures.
 
-    ``usage`` is the ledger the agent and the user report model calls into (see
-    :mod:`pytest_crmbench.core.usage`); its agent and user shares are copied into the evidence.
+    Who is to blame decides the termination: the agent's own exceptions (and its aborts) are its
+    failure, an :class:`InfraError` is infrastructure, a :class:`HarnessError` (a tool or our
+    model-calling code crashed) is ours; the :class:`~pytest_crmbench.run.referee.Referee` then
+    overrides with ``tampered`` or a tool crash. ``usage`` is the ledger the agent and the user
+    report model calls into; its agent and user shares are copied into the evidence.
     """
+    referee = Referee(env)
     messages: list[Message] = []
-    routing: list[RoutingDecision] = []
     deadline = clock() + limits.task_timeout_s
     try:
-        termination = _converse(env, agent, user, messages, routing, limits, deadline, clock)
+        termination = _converse(referee, agent, user, messages, limits, deadline, clock)
     except InfraError as exc:
         termination = Termination(reason="infra", detail=str(exc))
     except AgentAbort as exc:
         termination = Termination(reason="agent_abort", detail=str(exc))
+    except AgentError as exc:
+        termination = Termination(reason="agent_error", detail=_with_traceback(str(exc), exc.traceback))
+    except HarnessError as exc:
+        termination = Termination(reason="harness_error", detail=_with_traceback(str(exc), exc.traceback))
+    except EpisodeTampered as exc:
+        termination = Termination(reason="tampered", detail=str(exc))
     return Evidence(
         task_id=task.id,
         trial=trial,
         seed=env.seed,
         agent=agent_name,
         messages=messages,
-        routing=routing,
-        tool_calls=list(env.trace),
-        initial_state=env.initial_state,
-        final_state=env.state,
-        termination=termination,
+        routing=list(referee.routing),
+        tool_calls=list(referee.calls),
+        initial_state=referee.initial_state,
+        final_state=referee.final_state(),
+        termination=referee.verdict(termination),
         usage=usage.snapshot() if usage is not None else {},
     )
 
 
+def _with_traceback(message: str, traceback: str) -> str:
+    return f"{message}\n{traceback}".rstrip() if traceback else message
+
+
 def _converse(
-    env: ToolEnvironment,
+    referee: Referee,
     agent: Agent,
     user: User,
     messages: list[Message],
-    routing: list[RoutingDecision],
     limits: Limits,
     deadline: float,
     clock: Callable[[], float],
 ) -> Termination:
-    text = user.open()
+    text = _user_says(user.open)
     for turn in range(limits.max_user_turns):
         messages.append(Message(role="user", content=text, turn=turn))
-        reply = agent.respond(tuple(messages), ToolBox(env, turn, routing, deadline, clock))
+        reply = _agent_replies(agent, tuple(messages), referee.toolbox(turn, deadline, clock))
         messages.append(Message(role="assistant", content=reply, turn=turn))
+        if referee.crash is not None or referee.tampering is not None:
+            # The agent swallowed what it was handed; the referee's verdict stands.
+            return Termination(reason="user_stop")
         if clock() > deadline:
             return Termination(reason="timeout", detail=f"task exceeded {limits.task_timeout_s:g}s during turn {turn}")
-        decision = user.respond(tuple(messages))
+        decision = _user_says(lambda: user.respond(tuple(messages)))
         if clock() > deadline:
             # The agent's own time was checked above: the simulator (not under test) used up the
             # task's limit, so this episode says nothing about the agent.
@@ -171,3 +177,31 @@ def _converse(
             return Termination(reason="user_stop")
         text = decision.message or ""
     return Termination(reason="max_turns", detail=f"no stop decision within {limits.max_user_turns} user turns")
+
+
+_PASSED_THROUGH = (InfraError, AgentAbort, AgentError, HarnessError, EpisodeTampered)
+
+
+def _agent_replies(agent: Agent, conversation: tuple[Message, ...], tools: ToolBox) -> str:
+    """The agent's reply; whatever its code raises is its failure (issue 11 item 1)."""
+    try:
+        reply = agent.respond(conversation, tools)
+    except _PASSED_THROUGH:
+        raise
+    except Exception as exc:
+        raise AgentError(f"the agent raised {type(exc).__name__}: {exc}", traceback=format_traceback(exc)) from exc
+    if not isinstance(reply, str):
+        raise AgentError(f"the agent's respond() returned {type(reply).__name__}, not the reply text")
+    return reply
+
+
+def _user_says(speak: Callable[[], T]) -> T:
+    """The user's next move; a crash of the simulator (not under test) is a harness error."""
+    try:
+        return speak()
+    except (InfraError, HarnessError):
+        raise
+    except Exception as exc:
+        raise HarnessError(
+            f"the user simulator raised {type(exc).__name__}: {exc}", traceback=format_traceback(exc)
+        ) from exc

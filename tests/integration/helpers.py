@@ -71,3 +71,38 @@ class CrmProject:
 
     def run_subprocess(self, *args: str) -> pytest.RunResult:
         return self.pytester.runpytest_subprocess("-p", "no:hypothesispytest", *args)
+
+
+BY_TASK = '''
+from pathlib import Path
+
+from pytest_crmbench import GoldAgent
+from pytest_crmbench.core.loader import load_task_file
+
+
+def task_for(conversation):
+    """The task a conversation belongs to, found by its opening line in the project's task files.
+
+    Test agents only: no AgentContext carries the task (an agent under evaluation must not see it),
+    but an agent in the harness's process can always read the files on disk.
+    """
+    opening = conversation[0].content
+    for path in sorted(Path("tasks").glob("*.yaml")):
+        for record in load_task_file(path):
+            if opening in (record.task.user.opening, record.task.user.goal):
+                return record.task
+    raise LookupError(opening)
+
+
+class ByTask:
+    """Builds its real agent on the first turn, from the task: ``ByTask(lambda task: GoldAgent(task))``."""
+
+    def __init__(self, choose):
+        self.choose, self.agent = choose, None
+
+    def respond(self, conversation, tools):
+        if self.agent is None:
+            self.agent = self.choose(task_for(conversation))
+        return self.agent.respond(conversation, tools)
+'''
+"""Conftest text for test agents that behave per task (prefix a conftest with it)."""

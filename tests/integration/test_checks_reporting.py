@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.integration.helpers import CrmProject, mini_text, replace_once
@@ -240,7 +238,8 @@ import pytest
 class CrashingAgent:
     def respond(self, conversation, tools):
         tools.route("x")
-        tools.call("broken_tool", {})
+        if conversation[0].content == "Balance of ACC-2?":  # mini_crash_01 only
+            tools.call("broken_tool", {})
         tools.call("get_balance", {"account_id": "ACC-2"})
         return "ACC-2 holds $2,450.75."
 
@@ -250,26 +249,24 @@ def crm_agent():
 """
 
 
-def test_a_crashing_tool_does_not_crash_the_run(crm_project: CrmProject) -> None:
+def test_a_crashing_tool_is_a_harness_error_not_the_agents_failure(crm_project: CrmProject) -> None:
     crm_project.write("crash.yaml", CRASH)
     crm_project.pytester.makeconftest(CRASH_CONFTEST)
     result = crm_project.run()
-    # mini_crash_01: broken_tool got an error (its check fails), get_balance passed and the
-    # half-done write of broken_tool was rolled back (log stays empty). The next task runs.
-    result.assert_outcomes(failed=2, passed=1)
+    # mini_crash_01: broken_tool crashed, a bug in the domain: the episode ends there as an error,
+    # with the traceback, out of the score (once a tool error charged to the model, issue 9 §3).
+    # The half-done write was rolled back, and the next task runs.
+    result.assert_outcomes(failed=1, passed=1)
     result.stdout.fnmatch_lines(
         [
-            "tasks/crash.yaml:1: action[[]0] broken_tool x1: FAILED",
-            "  expected at least 1 successful call(s) of broken_tool, got 0 (broken_tool attempts: 1 error)",
+            "tasks/crash.yaml:1: harness error (excluded from the score; a bug in crmbench or a domain):"
+            " tool broken_tool crashed: RuntimeError: boom",
+            "Traceback (most recent call last):",
             "*",
-            f"*{TRANSCRIPT}*",
-            "*",
-            '    #0 broken_tool({}) -> error {"error": {"message": "RuntimeError: boom", "outcome": "error", "type": "internal_error"}}',
-            '    #1 get_balance({"account_id": "ACC-2"}) -> ok *',
+            '*raise RuntimeError("boom")',
+            "RuntimeError: boom",
         ]
     )
+    result.stdout.fnmatch_lines(["2 task(s): 1 success, 0 failure, 0 not judged, 0 infra, 1 error"])
     out = result.stdout.str()
-    assert "SUBFAILED[action[1] get_balance x1]" not in out
-    assert "SUBFAILED[state[0] log]" not in out
-    assert re.search(r"^FAILED tasks/crash.yaml::mini_crash_01 - contains 1 failed subtest$", out, re.M)
-    assert "Traceback" not in out and "RuntimeError: boom" in out
+    assert "get_balance" not in out.split("crm transcript")[-1].split("short test summary")[0]

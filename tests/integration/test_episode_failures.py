@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_crmbench.results.rundir import load_run
 from tests.integration.helpers import CrmProject
 
 AGENTS_CONFTEST = """
@@ -21,8 +22,13 @@ class Buggy:
     def respond(self, conversation, tools):
         return {}['missing']
 
+class Unbuildable:
+    def __init__(self):
+        raise ImportError("no module named 'my_agent_sdk'")
+
 def pytest_crmbench_make_agent(name, context):
-    return {"abort": Aborting, "infra": Flaky, "buggy": Buggy}.get(name, lambda: None)()
+    agents = {"abort": Aborting, "infra": Flaky, "buggy": Buggy, "unbuildable": Unbuildable}
+    return agents.get(name, lambda: None)()
 """
 
 
@@ -56,10 +62,28 @@ def test_infra_failure_is_reported_without_grading(project: CrmProject) -> None:
     assert "SUBFAILED" not in result.stdout.str()
 
 
-def test_a_bug_in_the_agent_is_a_failure_with_its_traceback(project: CrmProject) -> None:
-    # docs/architecture.md: "other agent exceptions propagate (a bug in an agent is a test error
-    # with its traceback)" -- and the next task still runs.
-    result = project.run("--crm-agent=buggy", "-k", "balance_only or refusal")
+def test_a_bug_in_the_agent_is_a_scored_failure_with_its_traceback(project: CrmProject) -> None:
+    # Once a test error, which left the denominator: an agent could raise its way out of the tasks
+    # it would fail (issue 11 item 1). Now it is the agent's failure, and the next task still runs.
+    result = project.run("--crm-agent=buggy", "-k", "balance_only or refusal", "--crm-run-dir=out")
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
-    result.assert_outcomes(failed=2, deselected=4)
-    result.stdout.fnmatch_lines(["*return {}[[]'missing']*", "E   *KeyError: 'missing'", "conftest.py:*: KeyError"])
+    result.assert_outcomes(failed=2 + 2, deselected=4)  # two items, and balance_only's two checks
+    result.stdout.fnmatch_lines(
+        [
+            "tasks/mini.yaml:*: episode ended by agent_error: the agent raised KeyError: 'missing'",
+            "Traceback (most recent call last):",
+            "*return {}[[]'missing'[]]*",
+            "KeyError: 'missing'",
+        ]
+    )
+    result.stdout.fnmatch_lines(["2 task(s): 0 success, 2 failure, 0 not judged, 0 infra"])
+    records = load_run(project.path / "out").records
+    assert {(r.outcome, r.termination, r.primary_label) for r in records} == {("failure", "agent_error", "execution")}
+
+
+def test_an_agent_whose_factory_raises_fails_its_tasks(project: CrmProject) -> None:
+    result = project.run("--crm-agent=unbuildable", "-k", "refusal")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        ["tasks/mini.yaml:*: episode ended by agent_error: building the agent raised ImportError: *my_agent_sdk*"]
+    )

@@ -60,23 +60,25 @@ def test_package_module_factory(mini_project: CrmProject) -> None:
     result.stdout.fnmatch_lines(["agent=mypkg.agents:make seed=* termination=user_stop"])
 
 
-def test_factory_receives_the_context(mini_project: CrmProject) -> None:
-    # The factory gets the task's environment class, seed and limits (the gold agent needs the task).
+def test_factory_receives_what_an_agent_may_see(mini_project: CrmProject) -> None:
+    # The domain, its tool schemas and policy, the seed and the limits; never the task (issue 11).
     mini_project.pytester.syspathinsert()
     mini_project.pytester.makepyfile(
         factories="""
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.agents import NullAgent
 
 def make(context):
-    assert context.environment.domain == "mini"
-    assert "get_balance" in context.environment.tool_names()
+    assert context.domain == "mini"
+    assert "get_balance" in [tool["function"]["name"] for tool in context.tools]
     assert isinstance(context.seed, int)
     assert context.limits.max_react_iterations == 4
-    return GoldAgent(context.task)
+    assert not hasattr(context, "task") and not hasattr(context, "environment")
+    return NullAgent()
 """
     )
-    result = mini_project.run("--crm-agent=factories:make", "--crm-max-iterations=4")
-    result.assert_outcomes(passed=6)
+    result = mini_project.run("--crm-agent=factories:make", "--crm-max-iterations=4", "--crm-run-dir=out")
+    result.assert_outcomes(passed=1, failed=27)  # null fails every task with a positive check (5 + 22 checks)
+    assert "AssertionError" not in result.stdout.str()
 
 
 def test_unknown_agent_is_a_usage_error(mini_project: CrmProject) -> None:

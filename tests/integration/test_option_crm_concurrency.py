@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from tests.integration.helpers import CrmProject
+from tests.integration.helpers import BY_TASK, CrmProject
 
-LOGGED_AGENT = """
-from pathlib import Path
-
-from pytest_crmbench.run.agents import GoldAgent
-
+LOGGED_AGENT = (
+    BY_TASK
+    + """
 
 class Logged(GoldAgent):
     def respond(self, conversation, tools):
@@ -19,8 +17,9 @@ class Logged(GoldAgent):
 
 def pytest_crmbench_make_agent(name, context):
     if name == "logged":
-        return Logged(context.task)
+        return ByTask(Logged)
 """
+)
 
 
 def test_collect_only_plays_no_episode(mini_project: CrmProject) -> None:

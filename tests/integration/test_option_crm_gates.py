@@ -5,13 +5,15 @@ from __future__ import annotations
 import pytest
 
 from pytest_crmbench.cli.main import main
-from tests.integration.helpers import CrmProject
+from tests.integration.helpers import BY_TASK, CrmProject
 
 OK, FAILED = pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
 
 # "infra" plays the gold path but reports a provider outage on two tasks (excluded from the score).
-INFRA_CONFTEST = """
-from pytest_crmbench import GoldAgent, InfraError
+INFRA_CONFTEST = (
+    BY_TASK
+    + """
+from pytest_crmbench import InfraError
 
 class Outage:
     def respond(self, conversation, tools):
@@ -19,10 +21,10 @@ class Outage:
 
 def pytest_crmbench_make_agent(name, context):
     if name == "infra":
-        if context.task.id in ("mini_override_01", "mini_balance_only_01"):
-            return Outage()
-        return GoldAgent(context.task)
+        outage = ("mini_override_01", "mini_balance_only_01")
+        return ByTask(lambda task: Outage() if task.id in outage else GoldAgent(task))
 """
+)
 
 CASES = [
     # (args, exit status, line expected in the output)

@@ -7,13 +7,14 @@ import json
 import pytest
 
 from pytest_crmbench.results.rundir import load_run
-from tests.integration.helpers import MINI_IDS, CrmProject, mini_text, replace_once
+from tests.integration.helpers import BY_TASK, MINI_IDS, CrmProject, mini_text, replace_once
 
 # The agent "flaky" plays the gold path, except on the task named by CRM_STOP_AT, where it either
 # kills the whole process (as a kill -9 or an OOM would) or raises KeyboardInterrupt (Ctrl-C).
-STOPPING_CONFTEST = """
+STOPPING_CONFTEST = (
+    BY_TASK
+    + """
 import os
-from pytest_crmbench import GoldAgent
 
 class Stop:
     def respond(self, conversation, tools):
@@ -23,10 +24,9 @@ class Stop:
 
 def pytest_crmbench_make_agent(name, context):
     if name == "flaky":
-        if context.task.id == os.environ.get("CRM_STOP_AT"):
-            return Stop()
-        return GoldAgent(context.task)
+        return ByTask(lambda task: Stop() if task.id == os.environ.get("CRM_STOP_AT") else GoldAgent(task))
 """
+)
 
 
 @pytest.fixture

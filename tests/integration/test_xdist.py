@@ -7,7 +7,7 @@ import json
 import pytest
 
 from pytest_crmbench.results.rundir import load_run
-from tests.integration.helpers import MINI_IDS, CrmProject, mini_text, replace_once
+from tests.integration.helpers import BY_TASK, MINI_IDS, CrmProject, mini_text, replace_once
 
 pytest.importorskip("xdist")
 
@@ -80,9 +80,10 @@ def test_one_record_per_item_under_xdist(mini_project: CrmProject) -> None:
 
 
 # "crashy" plays the gold path, except on one task where it kills its worker process outright.
-CRASHING_CONFTEST = """
+CRASHING_CONFTEST = (
+    BY_TASK
+    + """
 import os
-from pytest_crmbench import GoldAgent
 
 class Crash:
     def respond(self, conversation, tools):
@@ -90,8 +91,9 @@ class Crash:
 
 def pytest_crmbench_make_agent(name, context):
     if name == "crashy":
-        return Crash() if context.task.id == "mini_checkout_chain_01" else GoldAgent(context.task)
+        return ByTask(lambda task: Crash() if task.id == "mini_checkout_chain_01" else GoldAgent(task))
 """
+)
 
 
 def test_a_killed_worker_yields_an_error_row_and_the_run_completes(mini_project: CrmProject) -> None:

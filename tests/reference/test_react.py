@@ -10,7 +10,7 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.models.fakellm import FakeLLM, FakeRequest, completion
 from pytest_crmbench.models.llm import ModelClient, ModelConfig
 from pytest_crmbench.reference.react import react_turn
-from pytest_crmbench.run.episode import ToolBox
+from pytest_crmbench.run.referee import Referee
 
 
 def tool_happy_model(request: FakeRequest) -> dict[str, Any]:
@@ -22,7 +22,7 @@ def tool_happy_model(request: FakeRequest) -> dict[str, Any]:
 
 def test_an_exhausted_budget_still_ends_with_a_reply(mini_env_class: type[ToolEnvironment]) -> None:
     env = mini_env_class(seed=1)
-    tools = ToolBox(env, 0, [], time.monotonic() + 60, time.monotonic)
+    tools = Referee(env).toolbox(0, time.monotonic() + 60, time.monotonic)
     tools.route("balance", tools=["get_balance"])
     history: list[dict[str, Any]] = [{"role": "user", "content": "Balance of ACC-2?"}]
     with FakeLLM(tool_happy_model, lifetime_s=60) as server:
