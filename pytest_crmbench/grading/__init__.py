@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_crmbench.core.errors import InfraError
+from pytest_crmbench.core.errors import HarnessError, InfraError
 from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, UNSCORED_TERMINATIONS, Evidence
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.grading import checks
@@ -64,12 +64,15 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
     if task.contract.reply_criteria:
         try:
             verdicts.extend(judge(task, evidence))
-        except InfraError as exc:
+        except (InfraError, HarnessError) as exc:
             if not failed:
-                # The judge failed after its retries and its verdict would decide the task: the
-                # episode cannot be scored (spec §A.3), which is not the model's fault.
+                # The judge failed (after its retries, or our code calling it crashed) and its
+                # verdict would decide the task: the episode cannot be scored (spec §A.3), which is
+                # not the model's fault.
+                unscored: Outcome = "infra" if isinstance(exc, InfraError) else "error"
+                trace = f"\n{exc.traceback}" if isinstance(exc, HarnessError) and exc.traceback else ""
                 return TaskVerdict(
-                    task_id=task.id, outcome="infra", termination=termination.reason, detail=f"judge: {exc}"
+                    task_id=task.id, outcome=unscored, termination=termination.reason, detail=f"judge: {exc}{trace}"
                 )
             # A programmatic failure already decides the task (§A.2: the judge cannot overturn
             # it), so a flaky judge must not take a real failure out of the denominator.

@@ -336,3 +336,51 @@ def test_a_key_in_a_provider_error_is_redacted_before_it_is_cut(
     leaked = [p for p in payments.path.rglob("*") if p.is_file() and head.encode() in p.read_bytes()]
     assert leaked == []
     assert head not in result.stdout.str() + result.stderr.str()
+
+
+FILTERED = "The response was filtered due to the prompt triggering Azure OpenAI's content management policy."
+
+
+@pytest.mark.parametrize(
+    ("role", "code", "outcome", "termination"),
+    [
+        ("agent", "content_filter", "failure", "agent_abort"),  # Azure's wording
+        ("agent", "content_policy_violation", "failure", "agent_abort"),  # OpenAI's
+        ("user", "content_filter", "infra", "infra"),
+        ("judge", "content_policy_violation", "infra", "user_stop"),
+    ],
+)
+def test_a_content_filter_is_charged_to_the_role_it_stopped(
+    payments: CrmProject, server: FakeLLM, script: Script, role: str, code: str, outcome: str, termination: str
+) -> None:
+    # Classified by the error code, not by litellm's wording of it: a 400 with code content_filter
+    # on the agent model was once infra, taking the agent's refusal out of the score (issue 11 item 2).
+    script.always[role] = HttpError(400, FILTERED, code=code)
+    run(payments, server, CASE_A_ID, "--crm-retries=0")
+    data = record(payments, CASE_A_ID)
+    assert (data["verdict"]["outcome"], data["evidence"]["termination"]["reason"]) == (outcome, termination)
+
+
+def test_an_unknown_exception_in_the_model_calling_code_is_a_harness_error(
+    payments: CrmProject, server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Not a provider's answer but a bug on our side: never infra (which would hide it in a count),
+    # never the agent's failure; an unscored error with its traceback (issue 9 §3).
+    from pytest_crmbench.models.llm import Transport
+
+    def broken_send(self: Transport, kwargs: dict[str, Any]) -> Any:
+        return kwargs["no-such-key"]
+
+    monkeypatch.setattr(Transport, "send", broken_send)
+    result = run(payments, server, CASE_A_ID)
+    data = record(payments, CASE_A_ID)
+    assert (data["verdict"]["outcome"], data["evidence"]["termination"]["reason"]) == ("error", "harness_error")
+    result.stdout.fnmatch_lines(
+        [
+            "*harness error (excluded from the score; a bug in crmbench or a domain): agent model openai/agent-model:"
+            " unexpected KeyError while calling the model",
+            "Traceback (most recent call last):",
+            '*return kwargs[[]"no-such-key"[]]*',
+        ]
+    )
+    result.stdout.fnmatch_lines(["*0 failure, 0 not judged, 0 infra, 1 error*"])
