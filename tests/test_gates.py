@@ -22,13 +22,39 @@ def test_fails_under_is_exact_and_nothing_scored_always_fails() -> None:
 
 def test_fail_under_counts_not_judged_as_a_non_success() -> None:
     records = [rec("a"), rec("b", "not_judged"), rec("c", "infra")]
-    verdict = evaluate(Gates(fail_under=0.5), records, None)
+    verdict = evaluate(Gates(fail_under=0.5, max_infra=1), records, None)
     assert verdict.passed and verdict.notes == [
         "strict accuracy 50.00% (1/2) >= fail-under 0.5",
-        "1 infra/error result(s) excluded from the score",
+        "1 infra/error result(s) <= max-infra 1, left out of the gate",
     ]
-    verdict = evaluate(Gates(fail_under=0.51), records, None)
+    verdict = evaluate(Gates(fail_under=0.51, max_infra=1), records, None)
     assert verdict.failures == ["strict accuracy 50.00% (1/2) is below --crm-fail-under=0.51"]
+
+
+def test_unscored_results_are_failures_to_a_gate_unless_max_infra_allows_them() -> None:
+    # An agent that lost the tasks it would fail (a crash, an outage it claimed) once passed a
+    # gate the gold agent failed: 13/13 of what was left (issue 11 item 1).
+    records = [rec("a"), rec("b"), rec("c", "error"), rec("d", "infra")]
+    verdict = evaluate(Gates(fail_under=0.6), records, None)
+    assert verdict.failures == ["strict accuracy 50.00% (2/4) is below --crm-fail-under=0.6"]
+    assert verdict.notes == ["2 infra/error result(s) counted as failures (allow them with --crm-max-infra)"]
+    assert evaluate(Gates(fail_under=0.6, max_infra=2), records, None).passed
+    over = evaluate(Gates(fail_under=0.6, max_infra=1), records, None)
+    assert over.failures == [
+        "strict accuracy 50.00% (2/4) is below --crm-fail-under=0.6",
+        "2 infra/error result(s) exceed --crm-max-infra=1",
+    ]
+
+
+def test_a_drop_counts_this_runs_unscored_results_as_failures() -> None:
+    baseline = [rec("a"), rec("b")]
+    current = [rec("a"), rec("b", "error")]
+    assert (
+        evaluate(Gates(compare=Path("base")), current, baseline)
+        .failures[0]
+        .startswith("overall: 50.00% (1/2) vs baseline 100.00% (2/2)")
+    )
+    assert evaluate(Gates(compare=Path("base"), max_infra=1), current, baseline).passed
 
 
 def test_empty_or_all_infra_is_never_a_pass() -> None:
@@ -73,13 +99,13 @@ def test_fail_under_is_a_fraction_and_a_percent_is_refused() -> None:
             check_fraction(wrong)
 
 
-def test_a_passing_gate_still_names_the_excluded_results() -> None:
+def test_a_passing_gate_still_names_the_unscored_results() -> None:
     from pytest_crmbench.results.records import ResultRecord
 
     records = [ResultRecord(task_id="a", outcome="success"), ResultRecord(task_id="b", outcome="error")]
     verdict = evaluate(Gates(fail_under=0.5), records, None)
     assert verdict.passed
     assert verdict.notes == [
-        "strict accuracy 100.00% (1/1) >= fail-under 0.5",
-        "1 infra/error result(s) excluded from the score",
+        "strict accuracy 50.00% (1/2) >= fail-under 0.5",
+        "1 infra/error result(s) counted as failures (allow them with --crm-max-infra)",
     ]

@@ -202,3 +202,33 @@ def test_a_forbidden_end_state_alone_does_not_make_a_task_policy_constrained() -
     summary = summarize(records)
     assert summary.positive == Count(0, 1)
     assert (summary.constrained, summary.compliance) == (Count(1, 1), Count(1, 1))
+
+
+def test_a_system_over_the_unscored_budget_never_ranks_unmarked() -> None:
+    # Crashing out of the tasks it would fail once ranked an agent first, unmarked (issue 11 item 1).
+    lucky = [rec("a"), rec("b", "error"), rec("c", "infra"), rec("d", "error")]
+    honest = [rec("a"), rec("b", "failure"), rec("c"), rec("d", "failure")]
+    runs = [RunInput("r1", "lucky", "1", lucky), RunInput("r2", "honest", "2", honest)]
+    board = build(runs, max_unscored=1)
+    lines = tables.headline(board)
+    assert lines[2].startswith("| 1    | lucky (!) | 100.00%")
+    assert lines[3].startswith("| 2    | honest    | 50.00%")
+    assert lines[-1] == (
+        "(!) lucky: 3 of 4 result(s) unscored (infra or error), over the budget of 1; its accuracy leaves them out"
+    )
+    data = report.as_json(board)
+    assert [(s["system"], s["unscored_over_budget"]) for s in data["systems"]] == [("lucky", True), ("honest", False)]
+    assert "(!)" not in "\n".join(tables.headline(build(runs, max_unscored=3)))
+
+
+def test_tampered_results_are_flagged_in_the_table_and_the_summary() -> None:
+    tampered = rec("b", "failure", label="execution").model_copy(update={"termination": "tampered"})
+    board = build([RunInput("r", "sly", "1", [rec("a"), tampered])])
+    lines = tables.headline(board)
+    assert "| sly (T) |" in lines[2]
+    assert lines[-1].startswith("(T) sly: 1 result(s) ended as tampered")
+    assert (
+        tables.outcome_line(board.systems[0].first)
+        == "2 task(s): 1 success, 1 failure (1 tampered), 0 not judged, 0 infra"
+    )
+    assert report.as_json(board)["systems"][0]["tampered"] == 1

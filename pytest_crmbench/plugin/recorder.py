@@ -11,6 +11,7 @@ resumed run already has.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -286,9 +287,18 @@ class RunRecorder:
         self.run_dir = RunDir(options.run_dir) if options.run_dir else None
         self.manifest = self._manifest() if self.run_dir else None
         self._manifest_written = False
+        self.write_failure: str | None = None
+        """Why the run directory could not be written (a full disk, say); later writes are skipped."""
+        self.unsaved = 0
         self.baseline = self._baseline()
         if options.resume is not None:
             self._resume(options.resume)
+        if self.run_dir is not None and not config.option.collectonly:
+            # Last: every check above may refuse the run, and then nothing must be created or locked.
+            try:
+                self.run_dir.open_for_writing(resume=options.resume is not None)
+            except RunDirError as exc:
+                raise pytest.UsageError(f"--crm-run-dir: {exc}") from None
 
     # -- set-up ----------------------------------------------------------------------------
 
@@ -355,8 +365,22 @@ class RunRecorder:
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         if self.run_dir and self.manifest and not self._manifest_written:
-            self.run_dir.write_manifest(self.manifest)
+            # No "finished" entry until the session ends: a run killed before it is incomplete.
+            self.manifest = {**self.manifest, "finished": None}
+            self._write(lambda run_dir: run_dir.write_manifest(self.manifest or {}))
             self._manifest_written = True
+
+    def _write(self, write: Callable[[RunDir], None]) -> bool:
+        """Write to the run directory unless an earlier write failed; a failure is said once, in one
+        line, and the results stay in memory (and in this session's summary)."""
+        if self.run_dir is None or self.write_failure is not None:
+            return False
+        try:
+            write(self.run_dir)
+        except RunDirError as exc:
+            self.write_failure = str(exc)
+            return False
+        return True
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if isinstance(report, pytest.SubtestReport) or report.outcome == "rerun":  # type: ignore[comparison-overlap]
@@ -409,9 +433,10 @@ class RunRecorder:
         if self.run_dir is None:
             return
         self.pytest_runtest_logstart(nodeid)  # the manifest first, whatever the hook order
-        self.run_dir.append_result(encode_record(record))
-        if isinstance(trace, str):
-            self.run_dir.append_trace(record.domain or "unknown", trace)
+        if not self._write(lambda run_dir: run_dir.append_result(encode_record(record))):
+            self.unsaved += 1
+        elif isinstance(trace, str):
+            self._write(lambda run_dir: run_dir.append_trace(record.domain or "unknown", trace))
 
     # -- session end -----------------------------------------------------------------------------
 
@@ -432,7 +457,18 @@ class RunRecorder:
         records = self.all_records()
         if self.run_dir and (records or self._manifest_written):
             leaderboard = self.leaderboard(records)
-            self.run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
+            self._write(
+                lambda run_dir: run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
+            )
+            if self.manifest is not None:
+                complete = not interrupted and self.write_failure is None
+                self.manifest = {
+                    **self.manifest,
+                    "finished": {"at": utc_now(), "complete": complete, "results": len(records)},
+                }
+                self._write(lambda run_dir: run_dir.write_manifest(self.manifest or {}))
+        if self.write_failure is not None and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be saved did not succeed
         if self.options.gates.active:
             self.verdict = evaluate(self.options.gates, records, self.baseline)
             if self.not_run:
@@ -457,7 +493,8 @@ class RunRecorder:
     def leaderboard(self, records: list[ResultRecord]) -> report.Leaderboard:
         name = self.run_dir.path.name if self.run_dir else "this run"
         created = str((self.manifest or {}).get("created_at", ""))
-        return report.build([report.RunInput(name, system_name(self.settings), created, records)])
+        run = report.RunInput(name, system_name(self.settings), created, records)
+        return report.build([run], max_unscored=self.options.gates.max_infra or 0)
 
     def lines(self) -> list[str]:
         records = self.all_records()
@@ -482,7 +519,15 @@ class RunRecorder:
             lines.append(f"run directory: {_shown(self.config, self.run_dir.path)}")
         return lines
 
+    def pytest_unconfigure(self) -> None:
+        if self.run_dir is not None:
+            self.run_dir.close()
+
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.write_failure is not None:
+            # Shown even with -q: the run directory is incomplete.
+            saved = f"; {self.unsaved} result(s) were not saved" if self.unsaved else ""
+            terminalreporter.write_line(f"crmbench: {self.write_failure}{saved}", red=True, bold=True)
         lines = self.lines()
         if lines and terminalreporter.config.get_verbosity() >= 0:
             terminalreporter.write_sep("-", "crmbench")

@@ -3,9 +3,11 @@
 One implementation shared by the pytest plugin (which sets the exit status) and ``crmbench gate``,
 as coverage.py shares ``should_fail_under`` between its CLI and pytest-cov. Gates read every
 result of the run (all trials pooled). ``not_judged`` results are scored non-successes, so a run
-without a judge model cannot pass a threshold on the strength of unjudged replies; ``infra`` and
-``error`` results are not scored but count against ``--crm-max-infra``. A run in which nothing
-was scored never passes a gate.
+without a judge model cannot pass a threshold on the strength of unjudged replies.
+
+``infra`` and ``error`` results are unscored in reports, but a gate counts them as failures unless
+``--crm-max-infra=N`` allows them (at most N): a run must not pass a gate by losing the tasks it
+would fail (issue 11 item 1). A run in which nothing was scored never passes a gate.
 """
 
 from __future__ import annotations
@@ -59,9 +61,10 @@ def fails_under(successes: int, scored: int, threshold: float) -> bool:
     return scored == 0 or Fraction(successes, scored) < Fraction(str(threshold))
 
 
-def _tally(records: Iterable[ResultRecord]) -> tuple[int, int]:
-    scored = [r for r in records if r.scored]
-    return sum(r.success for r in scored), len(scored)
+def _tally(records: Iterable[ResultRecord], *, unscored_fail: bool = False) -> tuple[int, int]:
+    """(successes, denominator): the scored results, plus the unscored ones when they count as failures."""
+    counted = [r for r in records if r.scored or unscored_fail]
+    return sum(r.success for r in counted), len(counted)
 
 
 def _pct(successes: int, scored: int) -> str:
@@ -71,33 +74,43 @@ def _pct(successes: int, scored: int) -> str:
 def evaluate(gates: Gates, records: Sequence[ResultRecord], baseline: Sequence[ResultRecord] | None) -> GateVerdict:
     failures: list[str] = []
     notes: list[str] = []
-    successes, scored = _tally(records)
-    if scored == 0:
+    unscored = sum(1 for r in records if not r.scored)
+    excused = gates.max_infra is not None and unscored <= gates.max_infra
+    if not any(r.scored for r in records):
         failures.append("no task was scored (empty selection, or every result was infra/error)")
-    if gates.fail_under is not None and scored:
-        shown = f"strict accuracy {_pct(successes, scored)}"
-        if fails_under(successes, scored, gates.fail_under):
+    successes, counted = _tally(records, unscored_fail=not excused)
+    if gates.fail_under is not None and counted and not failures:
+        shown = f"strict accuracy {_pct(successes, counted)}"
+        if fails_under(successes, counted, gates.fail_under):
             failures.append(f"{shown} is below --crm-fail-under={gates.fail_under:g}")
         else:
             notes.append(f"{shown} >= fail-under {gates.fail_under:g}")
-    unscored = sum(1 for r in records if not r.scored)
     if gates.max_infra is not None:
         if unscored > gates.max_infra:
             failures.append(f"{unscored} infra/error result(s) exceed --crm-max-infra={gates.max_infra}")
         else:
-            notes.append(f"{unscored} infra/error result(s) <= max-infra {gates.max_infra}")
+            notes.append(f"{unscored} infra/error result(s) <= max-infra {gates.max_infra}, left out of the gate")
     elif unscored:
-        # Excluded from the score, so a passing gate must not hide them (bound them: --crm-max-infra).
-        notes.append(f"{unscored} infra/error result(s) excluded from the score")
+        # Not scored in reports, but a gate must not pass on the tasks a run lost: they count as
+        # failures here unless --crm-max-infra allows them.
+        notes.append(f"{unscored} infra/error result(s) counted as failures (allow them with --crm-max-infra)")
     if baseline is not None:
-        failures.extend(compare(records, baseline, gates.max_drop or 0.0, notes))
+        failures.extend(compare(records, baseline, gates.max_drop or 0.0, notes, unscored_fail=not excused))
     return GateVerdict(failures, notes)
 
 
 def compare(
-    records: Sequence[ResultRecord], baseline: Sequence[ResultRecord], max_drop: float, notes: list[str]
+    records: Sequence[ResultRecord],
+    baseline: Sequence[ResultRecord],
+    max_drop: float,
+    notes: list[str],
+    *,
+    unscored_fail: bool = False,
 ) -> list[str]:
-    """Drops against the baseline, overall and per domain, over the tasks both runs have."""
+    """Drops against the baseline, overall and per domain, over the tasks both runs have.
+
+    ``unscored_fail``: this run's infra/error results count as failures (the baseline's never do).
+    """
     tasks = {r.task_id for r in records}
     baseline = [r for r in baseline if r.task_id in tasks]
     base_tasks = {r.task_id for r in baseline}
@@ -116,7 +129,7 @@ def compare(
         failures.append("the baseline has no scored result for the selected tasks")
         return failures
     for name, now, before in groups:
-        (s1, n1), (s0, n0) = _tally(now), _tally(before)
+        (s1, n1), (s0, n0) = _tally(now, unscored_fail=unscored_fail), _tally(before)
         if not n1 or not n0:
             continue
         drop = (Fraction(s0, n0) - Fraction(s1, n1)) * 100

@@ -3,7 +3,8 @@
 Definitions (``docs/reports.md`` shows each table with an example):
 
 * **Scored** results exclude ``infra`` and ``error`` (both always shown). ``not_judged`` is scored
-  and is never a success: strict accuracy = successes / scored.
+  and is never a success: strict accuracy = successes / scored. A system with more unscored
+  results than the budget (``max_unscored``, ``--crm-max-infra``) is marked wherever it is ranked.
 * A **system** is a model (or, without one, an agent). Its **rounds** are its runs' trials in
   order (run start, then trial). Tables 6-8 and figures 5, 13, 14, 16 use each system's first
   round, the single-run snapshot of spec §A.3; table 9 uses every round.
@@ -61,6 +62,8 @@ class RoundSummary:
     not_judged: int
     infra: int
     errors: int
+    tampered: int
+    """Failures whose episode the referee ended as ``tampered`` (counted in ``failures`` too)."""
     by_domain: dict[str, Count]
     by_difficulty: dict[str, Count]
     labels: dict[str, int]
@@ -76,6 +79,10 @@ class RoundSummary:
     @property
     def scored(self) -> int:
         return self.successes + self.failures + self.not_judged
+
+    @property
+    def unscored(self) -> int:
+        return self.infra + self.errors
 
     @property
     def overall(self) -> Count:
@@ -127,6 +134,7 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
         not_judged=outcomes["not_judged"],
         infra=outcomes["infra"],
         errors=outcomes["error"],
+        tampered=sum(1 for r in records if r.termination == "tampered"),
         by_domain=dict(sorted(by_domain.items())),
         by_difficulty=_ordered_difficulties(by_difficulty),
         labels=dict(labels),
@@ -231,6 +239,12 @@ class Leaderboard:
     domains: list[str]
     difficulties: list[str]
     ranks: list[int | None] = field(default_factory=list)
+    max_unscored: int = 0
+    """The unscored budget (``--crm-max-infra``): a system with more infra/error results in its
+    first round is marked wherever it is ranked, since its accuracy leaves them out."""
+
+    def over_budget(self, system: SystemResult) -> bool:
+        return system.first.unscored > self.max_unscored
 
     @property
     def max_rounds(self) -> int:
@@ -280,7 +294,7 @@ def rounds_of(runs: Sequence[RunInput]) -> list[Round]:
     return rounds
 
 
-def build(runs: Sequence[RunInput]) -> Leaderboard:
+def build(runs: Sequence[RunInput], *, max_unscored: int = 0) -> Leaderboard:
     grouped: dict[str, list[RunInput]] = defaultdict(list)
     for run in runs:
         grouped[run.system].append(run)
@@ -300,7 +314,9 @@ def build(runs: Sequence[RunInput]) -> Leaderboard:
     present = {d for s in systems for d in s.first.by_difficulty}
     difficulties = [d for d in (*DIFFICULTIES, *sorted(present - set(DIFFICULTIES))) if d in present]
     ranks = stats.competition_ranks([s.first.accuracy for s in systems])
-    return Leaderboard(systems=systems, domains=domains, difficulties=difficulties, ranks=ranks)
+    return Leaderboard(
+        systems=systems, domains=domains, difficulties=difficulties, ranks=ranks, max_unscored=max_unscored
+    )
 
 
 def label_columns(leaderboard: Leaderboard) -> list[str]:
@@ -327,6 +343,8 @@ def as_json(leaderboard: Leaderboard) -> dict[str, Any]:
                 "not_judged": first.not_judged,
                 "infra": first.infra,
                 "errors": first.errors,
+                "tampered": first.tampered,
+                "unscored_over_budget": leaderboard.over_budget(system),
                 "accuracy": _float(first.accuracy),
                 "domain_macro": _float(first.macro),
                 "agent_cost_usd": _decimal(first.usage["agent"].cost_usd),
@@ -364,6 +382,7 @@ def as_json(leaderboard: Leaderboard) -> dict[str, Any]:
         "systems": systems,
         "domains": leaderboard.domains,
         "difficulties": leaderboard.difficulties,
+        "max_unscored": leaderboard.max_unscored,
         "spearman": [{"rounds": [a, b], "rho": rho, "systems": n} for a, b, rho, n in leaderboard.spearman()],
     }
 

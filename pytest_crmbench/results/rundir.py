@@ -15,6 +15,7 @@ Only the controller process writes here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import subprocess
@@ -37,6 +38,8 @@ LEADERBOARD_JSON = "leaderboard.json"
 LEADERBOARD_MD = "leaderboard.md"
 FORMAT = "crmbench-run/1"
 
+LOCK = ".lock"
+"""Held (``flock``) while a run writes the directory; removed when it is done."""
 FINGERPRINT_KEYS = ("task_set", "agent", "models", "sampling", "settings")
 """Manifest entries a resumed run must share with the original (``task_set`` by its hash)."""
 
@@ -46,10 +49,16 @@ class RunDirError(CrmbenchError):
 
 
 def default_run_dir(root: Path, system: str, now: datetime | None = None) -> Path:
-    """``<root>/crm-runs/<UTC timestamp>-<system>``, with the system name made path-safe."""
+    """``<root>/crm-runs/<UTC timestamp>-<system>`` (``-2``... when taken), the system name made path-safe."""
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%SZ")
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", system).strip("-.") or "run"
-    return root / "crm-runs" / f"{stamp}-{safe}"
+    path = root / "crm-runs" / f"{stamp}-{safe}"
+    # Two runs started in the same second get their own directories (a used one is refused).
+    for suffix in range(2, 1000):
+        if not path.exists():
+            break
+        path = root / "crm-runs" / f"{stamp}-{safe}-{suffix}"
+    return path
 
 
 def git_commit(root: Path) -> dict[str, Any] | None:
@@ -85,16 +94,49 @@ def resume_mismatches(saved: Mapping[str, Any], current: Mapping[str, Any]) -> l
 
 
 class RunDir:
-    """Writer of one run directory. Every append is flushed, so a killed run keeps its lines."""
+    """Writer of one run directory. Every append is flushed, so a killed run keeps its lines.
+
+    A failed write (a full or read-only disk) raises :class:`RunDirError` with one line saying
+    what happened; what was written before stays.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._lock: Any = None
+
+    def open_for_writing(self, *, resume: bool) -> None:
+        """Create the directory and lock it for this run.
+
+        A directory that already holds something is refused unless the run resumes it: a second
+        run appending to it would mix two runs (even of two agents) under one manifest. A second
+        process writing it at the same time is refused as well, whatever it resumes.
+        """
+        if not resume and self.path.is_dir() and any(self.path.iterdir()):
+            raise RunDirError(
+                f"{self.path} is not empty (it holds an earlier run): continue that run with"
+                f" --crm-resume={self.path}, or choose a new --crm-run-dir"
+            )
+        with _writing(self.path):
+            self.path.mkdir(parents=True, exist_ok=True)
+            handle = (self.path / LOCK).open("a+", encoding="utf-8")
+        if not _try_lock(handle):
+            handle.close()
+            raise RunDirError(f"{self.path} is being written by another run right now; wait for it or choose another")
+        self._lock = handle
+
+    def close(self) -> None:
+        """Release the lock (a killed run's lock is released by the operating system)."""
+        if self._lock is not None:
+            (self.path / LOCK).unlink(missing_ok=True)
+            self._lock.close()
+            self._lock = None
 
     # Every write is redacted here, whatever its source: API keys never reach a file we write.
 
     def write_manifest(self, manifest: Mapping[str, Any]) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        _write_atomic(self.path / MANIFEST, json.dumps(redact(dict(manifest)), indent=2, sort_keys=True) + "\n")
+        with _writing(self.path / MANIFEST):
+            self.path.mkdir(parents=True, exist_ok=True)
+            _write_atomic(self.path / MANIFEST, json.dumps(redact(dict(manifest)), indent=2, sort_keys=True) + "\n")
 
     def append_result(self, line: str) -> None:
         _append(self.path / RESULTS, redact(line))
@@ -104,17 +146,47 @@ class RunDir:
         _append(self.path / TRACES / f"{safe}.jsonl", redact(line))
 
     def write_leaderboard(self, data: Mapping[str, Any], markdown: str) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
-        _write_atomic(self.path / LEADERBOARD_JSON, json.dumps(data, indent=2, sort_keys=True) + "\n")
-        _write_atomic(self.path / LEADERBOARD_MD, markdown)
+        with _writing(self.path / LEADERBOARD_JSON):
+            self.path.mkdir(parents=True, exist_ok=True)
+            _write_atomic(self.path / LEADERBOARD_JSON, json.dumps(data, indent=2, sort_keys=True) + "\n")
+            _write_atomic(self.path / LEADERBOARD_MD, markdown)
+
+
+@contextlib.contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """OSError (no space left, read-only, permission denied) -> one RunDirError line naming the file."""
+    try:
+        yield
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise RunDirError(f"cannot write {path}: {reason} (errno {exc.errno})") from None
+
+
+def _try_lock(handle: Any) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # Windows: msvcrt locks a byte range instead
+        import msvcrt
+
+        try:
+            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        except OSError:
+            return False
+        return True
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False
+    return True
 
 
 def _append(path: Path, line: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    _drop_partial_line(path)
-    with path.open("a", encoding="utf-8") as handle:
-        handle.write(line.rstrip("\n") + "\n")
-        handle.flush()
+    with _writing(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _drop_partial_line(path)
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(line.rstrip("\n") + "\n")
+            handle.flush()
 
 
 def _drop_partial_line(path: Path) -> None:

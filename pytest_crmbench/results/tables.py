@@ -38,16 +38,24 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return [line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|", *(line(r) for r in rows)]
 
 
+OVER_BUDGET, TAMPERED = "(!)", "(T)"
+
+
 def headline(leaderboard: Leaderboard) -> list[str]:
-    """Table 6: strict accuracy ranked, ties marked ``=``; infra and errors always shown."""
+    """Table 6: strict accuracy ranked, ties marked ``=``; infra and errors always shown.
+
+    A system over the unscored budget is marked ``(!)`` and one with tampered results ``(T)``, each
+    explained under the table: neither may rank quietly.
+    """
     shared = stats.tied(leaderboard.ranks)
     rows = []
     for index, system in enumerate(leaderboard.systems):
         first = system.first
+        marks = [OVER_BUDGET] * leaderboard.over_budget(system) + [TAMPERED] * bool(first.tampered)
         rows.append(
             [
                 rank_label(leaderboard.ranks[index], shared[index]),
-                system.system,
+                " ".join([system.system, *marks]),
                 pct(first.accuracy),
                 f"{first.successes}/{first.scored}",
                 pct(first.macro),
@@ -59,7 +67,24 @@ def headline(leaderboard: Leaderboard) -> list[str]:
             ]
         )
     header = ["Rank", "System", "Strict acc.", "Passes/N", "Domain macro", "Not judged", "Infra", "Errors"]
-    return table([*header, "Agent cost", "Cost/success"], rows)
+    return table([*header, "Agent cost", "Cost/success"], rows) + headline_notes(leaderboard)
+
+
+def headline_notes(leaderboard: Leaderboard) -> list[str]:
+    notes = []
+    for system in leaderboard.systems:
+        first = system.first
+        if leaderboard.over_budget(system):
+            notes.append(
+                f"{OVER_BUDGET} {system.system}: {first.unscored} of {first.results} result(s) unscored (infra or error),"
+                f" over the budget of {leaderboard.max_unscored}; its accuracy leaves them out"
+            )
+        if first.tampered:
+            notes.append(
+                f"{TAMPERED} {system.system}: {first.tampered} result(s) ended as tampered (the agent changed the"
+                " world or the trace outside a tool call); counted as failures"
+            )
+    return ["", *notes] if notes else []
 
 
 def _per_key(leaderboard: Leaderboard, keys: Sequence[str], pick: str) -> list[str]:
@@ -161,9 +186,10 @@ def trials_line(system: SystemResult) -> str:
 
 
 def outcome_line(summary: RoundSummary, unit: str = "task(s)") -> str:
+    failures = f"{summary.failures} failure" + (f" ({summary.tampered} tampered)" if summary.tampered else "")
     counts = [
         f"{summary.successes} success",
-        f"{summary.failures} failure",
+        failures,
         f"{summary.not_judged} not judged",
         f"{summary.infra} infra",
     ]

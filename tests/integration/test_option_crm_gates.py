@@ -47,7 +47,22 @@ CASES = [
     # Selecting nothing is never a pass.
     (["-k", "no_such_task", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: no task was scored*"),
     # Infra: 2 results excluded from the score, counted against the budget.
-    (["--crm-agent=infra", "--crm-max-infra=2"], OK, "crmbench gate passed: 2 infra/error result(s) <= max-infra 2"),
+    (
+        ["--crm-agent=infra", "--crm-max-infra=2"],
+        OK,
+        "crmbench gate passed: 2 infra/error result(s) <= max-infra 2, left out of the gate",
+    ),
+    # Unless --crm-max-infra allows them, a gate counts them as failures: 1/6, not 1/4.
+    (
+        ["--crm-agent=infra", "--crm-fail-under=0.25"],
+        FAILED,
+        "crmbench gate FAILED: strict accuracy 16.67% (1/6) is below --crm-fail-under=0.25",
+    ),
+    (
+        ["--crm-agent=infra", "--crm-fail-under=0.25", "--crm-max-infra=2"],
+        OK,
+        "crmbench gate passed: strict accuracy 25.00% (1/4) >= fail-under 0.25; 2 infra/error result(s)*",
+    ),
     (
         ["--crm-agent=infra", "--crm-max-infra=1"],
         FAILED,

@@ -8,7 +8,7 @@ import pytest
 
 from pytest_crmbench import __version__
 from pytest_crmbench.cli.main import main
-from pytest_crmbench.results.rundir import load_run, read_traces
+from pytest_crmbench.results.rundir import RunDir, load_run, read_traces
 from tests.integration.helpers import MINI_IDS, CrmProject
 
 SECRET = "fake-key-test-0123456789abcdef"
@@ -118,3 +118,84 @@ def test_crmbench_grade_replays_a_saved_run(mini_project: CrmProject, capsys: py
     assert main(["grade", str(run), "--json", *folders]) == 1
     first = json.loads(capsys.readouterr().out.splitlines()[0])
     assert first["task_id"] == "mini_transfer_retry_01" and first["nondeterminism"]
+
+
+# -- a run directory belongs to one run (issue 11 items 7 and 16) -------------------------------
+
+
+def test_a_used_run_directory_is_refused_unless_the_run_is_resumed(mini_project: CrmProject) -> None:
+    mini_project.run("--crm-run-dir=run", "-k", "override").assert_outcomes(passed=1, deselected=5)
+    # Once silently appended another run, even of another agent, and overwrote the manifest.
+    result = mini_project.run("--crm-run-dir=run", "--crm-agent=null")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --crm-run-dir: */run is not empty (it holds an earlier run): continue that run with --crm-resume=*/run*"
+        ]
+    )
+    assert len((mini_project.path / "run" / "results.jsonl").read_text().splitlines()) == 1
+    mini_project.run("--crm-resume=run").assert_outcomes(passed=5, deselected=1)
+    assert not (mini_project.path / "run" / ".lock").exists()  # released when the run ends
+
+
+def test_a_run_directory_being_written_is_locked(mini_project: CrmProject) -> None:
+    mini_project.run("--crm-run-dir=run", "-k", "override").assert_outcomes(passed=1, deselected=5)
+    writer = RunDir(mini_project.path / "run")
+    writer.open_for_writing(resume=True)  # another run, still writing
+    try:
+        result = mini_project.run("--crm-resume=run")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(["ERROR: --crm-run-dir: */run is being written by another run right now*"])
+        assert mini_project.run("--crm-resume=run", "--co").ret == pytest.ExitCode.OK  # --co writes nothing
+    finally:
+        writer.close()
+    mini_project.run("--crm-resume=run").assert_outcomes(passed=5, deselected=1)
+
+
+def test_an_unwritable_run_directory_is_one_line_not_a_traceback(mini_project: CrmProject) -> None:
+    (mini_project.path / "file.txt").write_text("not a folder")
+    result = mini_project.run("--crm-run-dir=file.txt/run")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --crm-run-dir: cannot write */file.txt/run: Not a directory (errno 20)"])
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+FULL_DISK_CONFTEST = """
+import errno
+import pathlib
+
+written = []
+_open = pathlib.Path.open
+
+
+def open_until_full(self, mode="r", *args, **kwargs):
+    if self.name == "results.jsonl" and "a" in mode:
+        written.append(self)
+        if len(written) > 3:
+            raise OSError(errno.ENOSPC, "No space left on device")
+    return _open(self, mode, *args, **kwargs)
+
+
+pathlib.Path.open = open_until_full
+
+
+def pytest_unconfigure():
+    pathlib.Path.open = _open
+"""
+
+
+def test_a_full_disk_is_said_in_one_line_and_keeps_what_was_written(mini_project: CrmProject) -> None:
+    # Once an INTERNALERROR, with the lost results reported as "lost with its worker?".
+    mini_project.pytester.makeconftest(FULL_DISK_CONFTEST)
+    result = mini_project.run("--crm-run-dir=run")
+    out = result.stdout.str() + result.stderr.str()
+    assert "INTERNALERROR" not in out and "lost with its worker" not in out
+    result.stdout.fnmatch_lines(
+        ["crmbench: cannot write */run/results.jsonl: No space left on device (errno 28); 3 result(s) were not saved"]
+    )
+    result.stdout.fnmatch_lines(["6 task(s): 2 success, 0 failure, 4 not judged, 0 infra"])  # all in the summary
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    lines = (mini_project.path / "run" / "results.jsonl").read_text().splitlines()
+    assert [json.loads(line)["task_id"] for line in lines] == MINI_IDS[:3]
+    manifest = json.loads((mini_project.path / "run" / "manifest.json").read_text())
+    assert manifest["finished"] is None  # incomplete, like a killed run: no leaderboard counts it as a round
