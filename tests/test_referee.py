@@ -126,8 +126,11 @@ def test_a_fake_trace_entry_never_reaches_the_evidence(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
     task = mini_tasks["mini_checkout_chain_01"]
-    evidence, _ = play(task, mini_env_class, adversaries.FakeState(task))
+    evidence, verdict = play(task, mini_env_class, adversaries.FakeState(task))
     assert evidence.tool_calls == []
+    # The evidence holds the world as the tool calls left it (here: untouched), not what was written.
+    assert evidence.final_state == evidence.initial_state
+    assert all(c.status == "failed" for c in verdict.checks if c.family == "state")
 
 
 def test_tampering_between_two_calls_is_found_at_the_next_call(

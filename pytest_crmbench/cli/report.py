@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,8 @@ from pytest_crmbench.results.gates import Gates, check_fraction, evaluate
 from pytest_crmbench.results.records import to_json
 from pytest_crmbench.results.regrade import regrade, summary_lines
 from pytest_crmbench.results.rundir import SavedRun, load_run
+from pytest_crmbench.results.runset import RunSet, comparable, finished
+from pytest_crmbench.results.verify import Contracts, verified
 
 OK, FAILED = 0, 1
 
@@ -21,13 +24,22 @@ def run_inputs(runs: Sequence[SavedRun]) -> list[report.RunInput]:
     return [report.RunInput(run.path.name, run.system, run.created_at, run.records) for run in runs]
 
 
-def leaderboard_text(paths: Sequence[Path], as_json: bool) -> str:
-    board = report.build(run_inputs([load_run(path) for path in paths]))
+def checked_runs(paths: Sequence[Path], tasks: Path, envs: Path) -> RunSet:
+    """The runs, each verified against its trajectories, if they can be ranked together."""
+    contracts = Contracts.load(tasks, envs)
+    return comparable([verified(load_run(path), contracts) for path in paths])
+
+
+def leaderboard_text(runs: RunSet, as_json: bool, max_unscored: int = 0) -> str:
+    board = report.build(run_inputs(runs.runs), max_unscored=max_unscored)
     return json.dumps(report.as_json(board), indent=2, sort_keys=True) if as_json else tables.markdown(board)
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    print(leaderboard_text(args.runs, args.json), end="" if args.json else "\n")
+    runs = checked_runs(args.runs, args.tasks, args.envs)
+    for note in runs.notes:
+        print(f"crmbench: {note}", file=sys.stderr)
+    print(leaderboard_text(runs, args.json, args.max_infra), end="" if args.json else "\n")
     return OK
 
 
@@ -45,8 +57,13 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace) -> int:
     gates = Gates(fail_under=args.fail_under, compare=args.compare, max_drop=args.max_drop, max_infra=args.max_infra)
-    baseline = load_run(args.compare).records if args.compare else None
-    verdict = evaluate(gates, load_run(args.run).records, baseline)
+    contracts = Contracts.load(args.tasks, args.envs)
+    run = verified(load_run(args.run), contracts)
+    if not finished(run):
+        print(f"crmbench gate FAILED: {args.run} did not finish (killed or interrupted); --crm-resume completes it")
+        return FAILED
+    baseline = verified(load_run(args.compare), contracts).records if args.compare else None
+    verdict = evaluate(gates, run.records, baseline)
     for failure in verdict.failures:
         print(f"crmbench gate FAILED: {failure}")
     if verdict.passed:
@@ -63,17 +80,28 @@ def _fraction(raw: str) -> float:
 
 def add_commands(commands: Any) -> None:
     """Add the run commands to ``crmbench``'s sub-parsers."""
-    board = commands.add_parser("leaderboard", help="Print the spec's tables (markdown or JSON) for saved runs.")
+    board = commands.add_parser(
+        "leaderboard",
+        help="Print the spec's tables (markdown or JSON) for saved runs of one task set, each re-graded from its"
+        " trajectories first.",
+    )
     board.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories (crm-runs/...).")
     board.add_argument("--json", action="store_true", help="Print JSON instead of markdown.")
+    board.add_argument(
+        "--max-infra",
+        type=int,
+        default=0,
+        metavar="N",
+        help="Mark a system with more than N unscored (infra/error) results (default 0).",
+    )
+    _contracts(board)
     board.set_defaults(handler=_leaderboard)
 
     grade = commands.add_parser(
         "grade", help="Re-grade saved trajectories against the current contracts (no model is called)."
     )
     grade.add_argument("path", type=Path, metavar="RUN_DIR_OR_FILE", help="A run directory or a trajectory file.")
-    grade.add_argument("--tasks", type=Path, default=Path("tasks"), help="Task files folder (default: tasks).")
-    grade.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")
+    _contracts(grade)
     grade.add_argument("--json", action="store_true", help="Print one re-graded record per line.")
     grade.set_defaults(handler=_grade)
 
@@ -84,5 +112,13 @@ def add_commands(commands: Any) -> None:
     )
     gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
     gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
-    gate.add_argument("--max-infra", type=int, metavar="N", help="Allowed infra/error results.")
+    gate.add_argument(
+        "--max-infra", type=int, metavar="N", help="Allowed infra/error results (otherwise they count as failures)."
+    )
+    _contracts(gate)
     gate.set_defaults(handler=_gate)
+
+
+def _contracts(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tasks", type=Path, default=Path("tasks"), help="Task files folder (default: tasks).")
+    parser.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")

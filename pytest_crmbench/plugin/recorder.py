@@ -23,6 +23,7 @@ from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.core.redaction import redact, redacted_text
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
+from pytest_crmbench.plugin.stash import environments
 from pytest_crmbench.results import report, tables
 from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, evaluate
 from pytest_crmbench.results.records import (
@@ -39,12 +40,15 @@ from pytest_crmbench.results.rundir import (
     FORMAT,
     RunDir,
     RunDirError,
+    SavedRun,
     default_run_dir,
     git_commit,
     load_run,
     resume_mismatches,
 )
+from pytest_crmbench.results.runset import finished
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
+from pytest_crmbench.results.verify import Contracts, verified
 from pytest_crmbench.run.settings import RunSettings
 
 DONE_INPUT = "crm_done"
@@ -314,19 +318,37 @@ class RunRecorder:
     def _manifest(self) -> dict[str, Any]:
         return build_manifest(self.config, self.settings, self.task_set(), self._task_set_problem)
 
+    def _load(self, path: Path, option: str) -> SavedRun:
+        try:
+            return load_run(path)
+        except RunDirError as exc:
+            raise pytest.UsageError(f"{option}: {exc}") from None
+
+    def _verify(self, saved: SavedRun, option: str) -> None:
+        """Check a saved run against its trajectories with this session's contracts (issue 11 item 9)."""
+        task_set = self.task_set()
+        if task_set is None:
+            return  # collection reports the broken task files
+        try:
+            verified(saved, Contracts(task_set.tasks, environments(self.config), task_set.hash))
+        except CrmbenchError as exc:
+            raise pytest.UsageError(f"{option}: {exc}") from None
+
+    def _saved_run(self, path: Path, option: str) -> SavedRun:
+        saved = self._load(path, option)
+        self._verify(saved, option)
+        return saved
+
     def _baseline(self) -> list[ResultRecord] | None:
         if self.options.gates.compare is None:
             return None
-        try:
-            return load_run(self.options.gates.compare).records
-        except RunDirError as exc:
-            raise pytest.UsageError(f"--crm-compare: {exc}") from None
+        saved = self._saved_run(self.options.gates.compare, "--crm-compare")
+        if not finished(saved):
+            raise pytest.UsageError(f"--crm-compare: {saved.path} did not finish; complete it with --crm-resume first")
+        return saved.records
 
     def _resume(self, path: Path) -> None:
-        try:
-            saved = load_run(path)
-        except RunDirError as exc:
-            raise pytest.UsageError(f"--crm-resume: {exc}") from None
+        saved = self._load(path, "--crm-resume")
         assert self.manifest is not None
         problems = resume_mismatches(saved.manifest, self.manifest)
         if problems:
@@ -334,6 +356,7 @@ class RunRecorder:
                 f"--crm-resume: {path} was run with other settings; start a new run instead:\n  "
                 + "\n  ".join(problems)
             )
+        self._verify(saved, "--crm-resume")
         self.previous = {r.key: r for r in saved.records}
         self.manifest = {**saved.manifest, "resumed_at": [*saved.manifest.get("resumed_at", []), utc_now()]}
         self.config.pluginmanager.register(ResumeFilter(self.done()), "crmbench-resume")

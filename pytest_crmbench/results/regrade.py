@@ -30,7 +30,7 @@ from pytest_crmbench.env.registry import discover, environment_for
 from pytest_crmbench.grading import grade, not_judged
 from pytest_crmbench.grading.verdict import CheckVerdict
 from pytest_crmbench.results.records import ResultRecord, build_record, error_record
-from pytest_crmbench.results.rundir import MANIFEST, read_traces
+from pytest_crmbench.results.rundir import MANIFEST, latest_traces
 from pytest_crmbench.results.runtasks import load_run_tasks
 from pytest_crmbench.run.settings import RunSettings
 
@@ -161,7 +161,8 @@ def trajectories(path: Path) -> Iterator[dict[str, Any]]:
     if path.is_dir():
         if not (path / MANIFEST).is_file():
             raise CrmbenchError(f"{path}: not a crmbench run directory (no {MANIFEST})")
-        yield from read_traces(path)
+        # Superseded attempts (a resumed run re-ran them) are not graded twice (issue 11 item 8).
+        yield from latest_traces(path).values()
         return
     try:
         text = path.read_text(encoding="utf-8")

@@ -307,3 +307,19 @@ def read_traces(path: Path) -> Iterator[dict[str, Any]]:
                     break  # truncated by a kill
                 raise RunDirError(f"{file}:{number}: invalid JSON") from None
             yield entry
+
+
+def latest_traces(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """The last trace entry per (task, trial), in the order they finished: the same rule as the
+    results (a resumed run re-runs its infra and error results, and the later attempt counts)."""
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for entry in read_traces(path):
+        found = entry.get("evidence")
+        evidence: dict[str, Any] = found if isinstance(found, dict) else {}
+        key = (
+            str(entry.get("task_id", evidence.get("task_id"))),
+            int(entry.get("trial", evidence.get("trial", 0)) or 0),
+        )
+        latest.pop(key, None)
+        latest[key] = entry
+    return latest

@@ -117,7 +117,12 @@ class Referee:
             self.tampering = f"{' and '.join(changed)} changed outside a tool call (found {when})"
 
     def final_state(self) -> dict[str, Any]:
-        return clone(self._env.state)  # type: ignore[no-any-return]
+        """The world as the tool calls left it. After tampering that is the last state the referee
+        saw at a tool-call boundary, not what the agent wrote: evidence holds only what the tool
+        calls did, so a replay of them reproduces it."""
+        self.check("at the end")
+        state = self._world.state if self.tampering is not None else self._env.state
+        return clone(state)  # type: ignore[no-any-return]
 
     def verdict(self, termination: Termination) -> Termination:
         """The episode's termination once the referee has had its say: tampering, then a tool crash."""

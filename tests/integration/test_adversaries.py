@@ -55,6 +55,14 @@ def regraded(project: CrmProject, capsys: pytest.CaptureFixture[str]) -> Outcome
 def test_each_adversary_scores_what_it_deserves(
     mini_project: CrmProject, capsys: pytest.CaptureFixture[str], factory: str
 ) -> None:
-    mini_project.run(f"--crm-agent=tests.adversaries:{factory}", "--crm-run-dir=out")
+    result = mini_project.run(f"--crm-agent=tests.adversaries:{factory}", "--crm-run-dir=out")
     assert saved(mini_project) == EXPECTED[factory]
     assert regraded(mini_project, capsys) == EXPECTED[factory]
+    tampered = sum(termination == "tampered" for _, termination in EXPECTED[factory].values())
+    if tampered:  # flagged, not only counted
+        result.stdout.fnmatch_lines(
+            [f"6 task(s): * failure ({tampered} tampered), *", f"(T) *: {tampered} result(s) ended as tampered*"]
+        )
+    # The saved run is what it says: leaderboard and gate accept it after re-grading every record.
+    folders = ["--tasks", str(mini_project.tasks), "--envs", str(mini_project.path / "envs")]
+    assert main(["leaderboard", str(mini_project.path / "out"), *folders]) == 0

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_crmbench.cli.main import main
@@ -153,3 +155,14 @@ def test_a_percent_given_to_fail_under_is_a_usage_error(mini_project: CrmProject
     result.stderr.fnmatch_lines(
         ["*--crm-fail-under / crm_fail_under: fail-under takes a fraction between 0 and 1 (0.80 means 80 %), got 80*"]
     )
+
+
+def test_an_edited_baseline_or_resumed_run_is_refused(mini_project: CrmProject) -> None:
+    mini_project.run("--crm-run-dir=baseline", "--crm-agent=null")
+    results = mini_project.path / "baseline" / "results.jsonl"
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    results.write_text("".join(json.dumps({**line, "outcome": "success"}) + "\n" for line in lines))
+    for option in ("--crm-compare=baseline", "--crm-resume=baseline"):
+        result = mini_project.run("--crm-agent=null", option)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, option
+        result.stderr.fnmatch_lines([f"ERROR: {option.split('=')[0]}: */baseline: refused, its results do not match*"])

@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from pytest_crmbench.results.rundir import load_run
+from pytest_crmbench.cli.main import main
+from pytest_crmbench.results.rundir import load_run, read_traces
 from tests.integration.helpers import BY_TASK, MINI_IDS, CrmProject, mini_text, replace_once
 
 # The agent "flaky" plays the gold path, except on the task named by CRM_STOP_AT, where it either
@@ -126,3 +127,38 @@ def test_resume_under_xdist_deselects_on_every_worker(project: CrmProject) -> No
     result.stdout.fnmatch_lines(["6 task(s): *", "*", "resumed: 2 earlier result(s) merged, 4 new"])
     assert sorted(r.task_id for r in load_run(project.path / "run").records) == sorted(MINI_IDS)
     assert len((project.path / "run" / "results.jsonl").read_text().splitlines()) == 6
+
+
+OUTAGE_CONFTEST = (
+    BY_TASK
+    + """
+import os
+from pytest_crmbench import InfraError
+
+class Outage:
+    def respond(self, conversation, tools):
+        raise InfraError("provider unavailable after retries")
+
+def pytest_crmbench_make_agent(name, context):
+    if name == "patchy":
+        return ByTask(lambda task: Outage() if task.id == os.environ.get("CRM_OUTAGE_AT") else GoldAgent(task))
+"""
+)
+
+
+def test_grade_counts_the_latest_attempt_of_a_resumed_run_once(
+    mini_project: CrmProject, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mini_project.pytester.makeconftest(OUTAGE_CONFTEST)
+    monkeypatch.setenv("CRM_OUTAGE_AT", "mini_override_01")
+    mini_project.run("--crm-agent=patchy", "--crm-run-dir=run")
+    monkeypatch.delenv("CRM_OUTAGE_AT")
+    mini_project.run("--crm-agent=patchy", "--crm-resume=run").assert_outcomes(passed=1, deselected=5)
+    assert len(list(read_traces(mini_project.path / "run"))) == 7  # the infra attempt and its re-run
+    capsys.readouterr()
+    folders = ["--tasks", str(mini_project.tasks), "--envs", str(mini_project.path / "envs")]
+    assert main(["grade", str(mini_project.path / "run"), *folders]) == 0
+    out = capsys.readouterr().out
+    # Once "re-graded trajectories: 7" with an infra result the run no longer has (issue 11 item 8).
+    assert out.startswith("re-graded trajectories: 6\n")
+    assert "| 1    | re-graded | 33.33%      | 2/6      | 33.33%       | 4          | 0     | 0      |" in out

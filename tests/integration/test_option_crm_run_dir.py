@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from pytest_crmbench import __version__
 from pytest_crmbench.cli.main import main
 from pytest_crmbench.results.rundir import RunDir, load_run, read_traces
-from tests.integration.helpers import MINI_IDS, CrmProject
+from tests.integration.helpers import MINI_IDS, CrmProject, mini_text, replace_once
 
 SECRET = "fake-key-test-0123456789abcdef"
 
@@ -199,3 +202,111 @@ def test_a_full_disk_is_said_in_one_line_and_keeps_what_was_written(mini_project
     assert [json.loads(line)["task_id"] for line in lines] == MINI_IDS[:3]
     manifest = json.loads((mini_project.path / "run" / "manifest.json").read_text())
     assert manifest["finished"] is None  # incomplete, like a killed run: no leaderboard counts it as a round
+
+
+# -- leaderboard and gate believe trajectories, not summaries (issue 11 items 9 and 10) ---------
+
+
+def contracts(project: CrmProject) -> list[str]:
+    return ["--tasks", str(project.tasks), "--envs", str(project.path / "envs")]
+
+
+def edit_results(run: Path, change: Callable[[dict[str, object]], dict[str, object] | None]) -> None:
+    file = run / "results.jsonl"
+    edited = [change(json.loads(line)) for line in file.read_text().splitlines()]
+    file.write_text("".join(json.dumps(line) + "\n" for line in edited if line is not None))
+
+
+def test_a_run_whose_results_were_edited_is_refused(
+    mini_project: CrmProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mini_project.run("--crm-run-dir=null", "--crm-agent=null")
+    run = mini_project.path / "null"
+    assert main(["gate", str(run), "--fail-under", "0.5", *contracts(mini_project)]) == 1
+    # Once: every outcome edited to success showed 100.00 % 73/73 and passed the gate.
+    edit_results(run, lambda r: {**r, "outcome": "success", "primary_label": None})
+    capsys.readouterr()
+    assert main(["gate", str(run), "--fail-under", "0.5", *contracts(mini_project)]) == 1
+    err = capsys.readouterr().err
+    assert f"crmbench: error: {run}: refused, its results do not match its trajectories:" in err
+    assert re.search(
+        r"  mini_transfer_retry_01\[t1\]: results.jsonl says success \(user_stop; .*\), its trajectory grades failure \(user_stop, action; failed action\[0\]",
+        err,
+    )
+    assert main(["leaderboard", str(run), *contracts(mini_project)]) == 1
+    assert "refused, its results do not match its trajectories" in capsys.readouterr().err
+
+
+def test_a_dropped_failure_is_noticed(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-run-dir=null", "--crm-agent=null")
+    run = mini_project.path / "null"
+    edit_results(run, lambda r: None if r["task_id"] == "mini_checkout_chain_01" else r)
+    capsys.readouterr()
+    assert main(["gate", str(run), "--fail-under", "0", *contracts(mini_project)]) == 1
+    err = capsys.readouterr().err
+    assert "results.jsonl holds 5 result(s), the run finished with 6" in err
+    assert "mini_checkout_chain_01[t1]: a trajectory without a result" in err
+
+
+def test_an_edited_trajectory_does_not_replay(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-run-dir=null", "--crm-agent=null")
+    run = mini_project.path / "null"
+    trace = run / "traces" / "mini.jsonl"
+    entries = [json.loads(line) for line in trace.read_text().splitlines()]
+    entries[2]["evidence"]["final_state"]["accounts"]["ACC-2"]["balance"] = "0.00"
+    trace.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    capsys.readouterr()
+    assert main(["leaderboard", str(run), *contracts(mini_project)]) == 1
+    assert (
+        "mini_balance_only_01[t1]: its trajectory does not replay: replayed final state differs"
+        in capsys.readouterr().err
+    )
+
+
+def test_the_leaderboard_compares_like_with_like(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-run-dir=gold").assert_outcomes(passed=6)
+    mini_project.run("--crm-run-dir=one", "--crm-agent=null", "-k", "override")
+    paths = [str(mini_project.path / name) for name in ("gold", "one")]
+    capsys.readouterr()
+    # Once a 1-task run was ranked next to a 73-task run.
+    assert main(["leaderboard", *paths, *contracts(mini_project)]) == 1
+    assert capsys.readouterr().err.splitlines() == [
+        "crmbench: error: these runs cover different tasks and cannot be ranked together (select the same tasks"
+        " with -k/-m):",
+        "  1 task(s): one",
+        "  6 task(s): gold",
+    ]
+
+
+def test_a_killed_run_is_no_round(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-run-dir=gold").assert_outcomes(passed=6)
+    mini_project.run("--crm-run-dir=killed").assert_outcomes(passed=6)
+    manifest = mini_project.path / "killed" / "manifest.json"
+    data = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**data, "finished": None}))  # what a kill leaves
+    capsys.readouterr()
+    assert (
+        main(
+            [
+                "leaderboard",
+                "--json",
+                *(str(mini_project.path / n) for n in ("gold", "killed")),
+                *contracts(mini_project),
+            ]
+        )
+        == 0
+    )
+    out, err = capsys.readouterr()
+    assert json.loads(out)["systems"][0]["k"] == 1  # once two rounds
+    assert "crmbench: killed: left out, the run did not finish" in err
+    assert main(["gate", str(mini_project.path / "killed"), "--fail-under", "0", *contracts(mini_project)]) == 1
+
+
+def test_a_run_of_another_task_set_cannot_be_checked(
+    mini_project: CrmProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mini_project.run("--crm-run-dir=gold").assert_outcomes(passed=6)
+    mini_project.write("mini.yaml", replace_once(mini_text(), "Send $1,000 from ACC-1", "Send $1,001 from ACC-1"))
+    capsys.readouterr()
+    assert main(["leaderboard", str(mini_project.path / "gold"), *contracts(mini_project)]) == 1
+    assert "it was made with another task set (sha256:" in capsys.readouterr().err
