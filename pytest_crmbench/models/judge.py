@@ -6,8 +6,10 @@ reply cannot rewrite the rubric. Output: per criterion a binary decision, an exa
 explanation, plus one transcript-level ``contradiction_found`` flag.
 
 The validator checks the JSON shape, that there is exactly one verdict per criterion in order,
-and that every quote occurs verbatim (whitespace-insensitive) in the visible assistant messages;
-a pass needs a non-empty quote. Invalid, short or unquoted output is sent back and retried, and
+and that every quote is evidence: a span of at least four letters or digits that occurs verbatim
+(whitespace-insensitive) and as whole words in the visible assistant messages, and that is not
+the user's own words repeated; a pass needs a quote. The transcript is JSON whose ``<``, ``>``
+and ``&`` are escaped, so no reply can end the untrusted block. Invalid, short or unquoted output is sent back and retried, and
 after the last attempt it raises :class:`InfraError`, which grading turns into outcome ``infra``:
 it is never a pass. Reply verdicts are ``reply[i]`` plus ``reply[contradiction]``; programmatic
 checks stay authoritative (the judge only adds verdicts).
@@ -68,12 +70,17 @@ VERDICT_SCHEMA: dict[str, Any] = {
 }
 
 
+def encode_transcript(entries: Sequence[dict[str, Any]]) -> str:
+    """JSON in which ``<``, ``>`` and ``&`` are escapes (``\\u003c``...): no reply can close the
+    ``<untrusted_transcript>`` block and pass its own text off as instructions (issue 11 item 6)."""
+    text = json.dumps(list(entries), ensure_ascii=False, indent=1)
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
 def judge_input(task: Task, evidence: Evidence) -> str:
     criteria = "\n".join(f"{i}. {c}" for i, c in enumerate(task.contract.reply_criteria))
-    transcript = json.dumps(
-        [{"turn": m.turn, "assistant": m.content} for m in evidence.messages if m.role == "assistant"],
-        ensure_ascii=False,
-        indent=1,
+    transcript = encode_transcript(
+        [{"turn": m.turn, "assistant": m.content} for m in evidence.messages if m.role == "assistant"]
     )
     return (
         f"<instruction>\n{task.user.text()}\n</instruction>\n\n<criteria>\n{criteria}\n</criteria>\n\n"
@@ -86,8 +93,43 @@ def _spaces(text: str) -> str:
     return " ".join(text.split())
 
 
-def validate(text: str, criteria: Sequence[str], said: Sequence[str]) -> tuple[list[CheckVerdict] | None, str]:
-    """The verdicts in ``text``, or None and what is wrong with them."""
+MIN_QUOTE_CHARS = 4
+"""Letters and digits a quote needs to be evidence: ``"O"`` from "OK." proves nothing."""
+
+
+def _word_aligned(quote: str, text: str) -> bool:
+    """Whether ``quote`` occurs in ``text`` without cutting a word at either end."""
+    start = text.find(quote)
+    while start != -1:
+        end = start + len(quote)
+        cut_before = start > 0 and text[start - 1].isalnum() and quote[0].isalnum()
+        cut_after = end < len(text) and text[end].isalnum() and quote[-1].isalnum()
+        if not cut_before and not cut_after:
+            return True
+        start = text.find(quote, start + 1)
+    return False
+
+
+def quote_problem(quote: str, said: Sequence[str], heard: Sequence[str] = ()) -> str | None:
+    """Why a quote is no evidence: too short, not the assistant's words as whole words, or the user's."""
+    squashed = _spaces(quote)
+    if sum(c.isalnum() for c in squashed) < MIN_QUOTE_CHARS:
+        return "is too short to be evidence; quote a phrase"
+    if not any(_word_aligned(squashed, _spaces(s)) for s in said):
+        return "does not occur verbatim, as whole words, in the assistant's messages"
+    if any(_word_aligned(squashed, _spaces(h)) for h in heard):
+        return "repeats the user's words; quote what the assistant said itself"
+    return None
+
+
+def validate(
+    text: str, criteria: Sequence[str], said: Sequence[str], heard: Sequence[str] = ()
+) -> tuple[list[CheckVerdict] | None, str]:
+    """The verdicts in ``text``, or None and what is wrong with them.
+
+    ``said`` are the assistant's messages, ``heard`` the user's: a quote must be a substantive,
+    word-aligned span of the former and not a repetition of the latter.
+    """
     data = parse_json_object(text)
     if data is None:
         return None, "the answer is not a JSON object."
@@ -96,7 +138,6 @@ def validate(text: str, criteria: Sequence[str], said: Sequence[str]) -> tuple[l
         return None, 'the answer needs "verdicts" (a list) and "contradiction_found" (a boolean).'
     if len(verdicts) != len(criteria):
         return None, f"there are {len(criteria)} criteria but {len(verdicts)} verdicts; give exactly one per criterion."
-    squashed = [_spaces(s) for s in said]
     checks: list[CheckVerdict] = []
     for index, (verdict, criterion) in enumerate(zip(verdicts, criteria, strict=True)):
         if not isinstance(verdict, dict) or verdict.get("criterion") != index:
@@ -108,8 +149,9 @@ def validate(text: str, criteria: Sequence[str], said: Sequence[str]) -> tuple[l
             return None, f"verdict {index} has no explanation."
         if decision == "pass" and not quote.strip():
             return None, f"verdict {index} passes without a quote; quote the assistant's words verbatim."
-        if quote.strip() and not any(_spaces(quote) in s for s in squashed):
-            return None, f"the quote of verdict {index} does not occur verbatim in the assistant's messages."
+        problem = quote_problem(quote, said, heard) if quote.strip() else None
+        if problem:
+            return None, f"the quote of verdict {index} {problem}."
         checks.append(
             CheckVerdict(
                 family="reply",
@@ -156,7 +198,8 @@ class LLMJudge:
         problem = ""
         for _ in range(self.attempts):
             completion = client.complete(messages, response_format=json_schema_format("crm_judge", VERDICT_SCHEMA))
-            checks, problem = validate(completion.content, criteria, evidence.assistant_messages())
+            heard = [m.content for m in evidence.messages if m.role == "user"]
+            checks, problem = validate(completion.content, criteria, evidence.assistant_messages(), heard)
             if checks is not None:
                 return checks
             messages.append({"role": "assistant", "content": completion.content})
