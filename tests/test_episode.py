@@ -1,4 +1,5 @@
 from collections.abc import Sequence
+from typing import Any
 
 from pytest_crmbench.core.errors import AgentAbort, InfraError
 from pytest_crmbench.core.evidence import Message
@@ -135,3 +136,30 @@ def test_a_simulator_that_runs_past_the_task_limit_is_infra_not_the_agents_timeo
     )
     assert evidence.termination.reason == "infra"
     assert "while the user simulator answered turn 0" in (evidence.termination.detail or "")
+
+
+def test_a_judge_that_edits_the_evidence_cannot_change_the_next_task(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    # deep_merge shared untouched subtrees with the class-wide default: a judge (or a hook holding
+    # the evidence) that set a balance changed the world of every later task (issue 9 §3).
+    from decimal import Decimal
+
+    from pytest_crmbench.grading import grade
+    from pytest_crmbench.run.agents import GoldAgent
+
+    def meddling_judge(task: Task, evidence: Any) -> list[Any]:
+        evidence.initial_state["accounts"]["ACC-1"]["balance"] = Decimal(0)
+        evidence.final_state["accounts"]["ACC-2"]["status"] = "closed"
+        evidence.initial_state["log"].append("meddled")
+        return []
+
+    first = mini_tasks["mini_transfer_retry_01"]
+    evidence = run_episode(
+        first, mini_env_class(first.initial_state, seed=1), GoldAgent(first), ScriptedUser(first), agent_name="gold"
+    )
+    grade(first, evidence, meddling_judge)
+    later = mini_env_class(seed=2)
+    assert later.initial_state["accounts"]["ACC-1"]["balance"] == Decimal("180.00")
+    assert later.state["accounts"]["ACC-2"]["status"] == "active"
+    assert later.state["log"] == []

@@ -7,6 +7,7 @@ item's usage ledger: whatever calls a model reports into it (agent, user, judge)
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -20,10 +21,11 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.grading import ReplyJudge, not_judged
 from pytest_crmbench.models.llm import ModelClient
-from pytest_crmbench.plugin.stash import environments, settings_key
+from pytest_crmbench.plugin.stash import environments, played_key, settings_key
 from pytest_crmbench.reference.agents import make_oracle
 from pytest_crmbench.run.agents import BrokenAgent
 from pytest_crmbench.run.episode import Agent, AgentContext
+from pytest_crmbench.run.play import Played
 from pytest_crmbench.run.settings import RunSettings
 
 
@@ -76,8 +78,16 @@ def crm_agent(
     crm_settings: RunSettings,
     crm_usage: UsageLedger,
     pytestconfig: pytest.Config,
+    request: pytest.FixtureRequest,
 ) -> Agent:
-    """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
+    """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook.
+
+    Under ``--crm-concurrency`` the agent that already played the item ahead of time (built once,
+    in a pool thread) is returned rather than building a second one.
+    """
+    ahead: Future[Played] | None = request.node.stash.get(played_key, None)
+    if ahead is not None:
+        return ahead.result().agent
     return make_agent(pytestconfig, crm_settings, crm_task, crm_env_class, crm_seed, crm_usage)
 
 

@@ -17,7 +17,9 @@ def pytest_crmbench_make_agent(name: str, context: AgentContext) -> Agent | None
     """Build the agent for one episode, or return None to let the next implementation try.
 
     ``name`` is the value of ``--crm-agent``. The built-in implementation (run last) knows
-    ``gold``, ``null`` and ``package.module:factory``. Example::
+    ``null``, ``graph``, ``flat`` and ``package.module:factory`` (``gold`` is built by the harness
+    from the task, which ``context`` never carries). Under ``--crm-concurrency`` this hook runs in
+    a pool thread, once per item. Example::
 
         def pytest_crmbench_make_agent(name, context):
             if name == "mine":

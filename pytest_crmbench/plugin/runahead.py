@@ -2,8 +2,13 @@
 
 Model calls are mostly waiting, and one process with threads waits cheaply: N episodes run
 ahead of pytest's (serial) loop, each item then grades nothing itself but asserts its own
-finished episode. Only items whose ``crm_*`` fixtures are all crmbench's own run ahead (an
-override in a conftest may depend on anything, so such items play inline as usual). xdist
+finished episode (its ``crm_agent`` fixture returns the agent that played it: each agent is built
+once). Only items whose fixtures are all crmbench's and pytest's own run ahead: an override in a
+conftest may depend on anything, and an autouse fixture or a ``usefixtures`` mark must run before
+the episode, so such items play inline as usual, and the session header says which and why.
+
+In the pool's threads run: the ``pytest_crmbench_make_agent`` hook and the agent factory, the
+agent itself, the user simulator and the judge. Every other hook runs on the main thread. xdist
 schedules items to workers dynamically, so a worker cannot know which items to play ahead:
 ``-n`` and ``--crm-concurrency`` are exclusive (use ``-n`` for CPU-bound agents of your own,
 ``--crm-concurrency`` for model runs; see docs/performance.md).
@@ -25,17 +30,33 @@ from pytest_crmbench.reference.agents import agent_label
 from pytest_crmbench.run.play import Played, play
 from pytest_crmbench.run.settings import RunSettings
 
+OWN_FIXTURES = "pytest_crmbench.plugin.fixtures"
 
-def own_fixtures(item: pytest.Item) -> bool:
-    """Whether every ``crm_*`` fixture the item uses is crmbench's own (nothing overridden)."""
+
+def foreign_fixtures(item: pytest.Item) -> list[str] | None:
+    """The fixtures of the item that are neither crmbench's own nor pytest's (None: not a task item).
+
+    An overridden ``crm_*`` fixture may depend on anything, and an autouse fixture or a
+    ``usefixtures`` mark must run before the episode it prepares: such an item plays inline, after
+    its fixtures, never ahead of them (issue 9 §3).
+    """
     info = getattr(item, "_fixtureinfo", None)
     if info is None:
-        return False
-    return all(
-        getattr(defs[-1].func, "__module__", None) == "pytest_crmbench.plugin.fixtures"
-        for name, defs in info.name2fixturedefs.items()
-        if name.startswith("crm_")
-    )
+        return None
+    foreign = []
+    for name in info.names_closure:
+        definitions = info.name2fixturedefs.get(name)
+        if not definitions:
+            continue  # "request" and other pseudo-fixtures
+        module = str(getattr(definitions[-1].func, "__module__", ""))
+        if module != OWN_FIXTURES and module.split(".")[0] != "_pytest":
+            foreign.append(name)
+    return foreign
+
+
+def own_fixtures(item: pytest.Item) -> bool:
+    """Whether the item uses only crmbench's and pytest's own fixtures, so it can be played ahead."""
+    return foreign_fixtures(item) == []
 
 
 class RunAhead:
@@ -53,6 +74,23 @@ class RunAhead:
         for item in session.items:
             if getattr(item, "task", None) is not None and own_fixtures(item):
                 item.stash[played_key] = self.pool.submit(self._play, item)
+
+    def pytest_report_collectionfinish(self, config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+        if config.option.collectonly:
+            return []
+        inline: dict[str, None] = {}
+        count = 0
+        for item in items:
+            foreign = foreign_fixtures(item) if getattr(item, "task", None) is not None else None
+            if foreign:
+                count += 1
+                inline.update(dict.fromkeys(foreign))
+        if not count:
+            return []
+        return [
+            f"crmbench: {count} task item(s) play inline, not ahead (--crm-concurrency): they use fixtures"
+            f" crmbench cannot run ahead of them: {', '.join(inline)}"
+        ]
 
     def pytest_sessionfinish(self) -> None:
         # -x / --maxfail / Ctrl-C: episodes not started yet are dropped, running ones finish.

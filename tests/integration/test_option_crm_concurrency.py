@@ -34,3 +34,73 @@ def test_episodes_played_ahead_give_the_serial_results(mini_project: CrmProject)
     result = mini_project.run("--crm-agent=logged", "--crm-concurrency=4", "--crm-run-dir=out")
     result.assert_outcomes(passed=6)
     assert (mini_project.path / "played.log").read_text().count("played") == 6
+
+
+COUNTING_FACTORY = """
+from pathlib import Path
+
+from pytest_crmbench.run.agents import NullAgent
+
+
+def make(context):
+    with Path(__file__).with_name("built.log").open("a") as log:
+        log.write("built\\n")
+    return NullAgent()
+"""
+
+
+def test_each_items_agent_is_built_once(mini_project: CrmProject) -> None:
+    # Once built twice: in the pool thread (and used), then again by the crm_agent fixture (issue 9 §3).
+    mini_project.pytester.syspathinsert()
+    mini_project.pytester.makepyfile(factories=COUNTING_FACTORY)
+    mini_project.run("--crm-agent=factories:make", "--crm-concurrency=2", "--crm-run-dir=out")
+    assert (mini_project.path / "built.log").read_text().count("built") == 6
+
+
+ORDER_CONFTEST = (
+    BY_TASK
+    + """
+import pytest
+
+LOG = Path(__file__).with_name("order.log")
+
+
+class Logged(GoldAgent):
+    def respond(self, conversation, tools):
+        with LOG.open("a") as log:
+            log.write("played\\n")
+        return super().respond(conversation, tools)
+
+
+def pytest_crmbench_make_agent(name, context):
+    if name == "logged":
+        return ByTask(Logged)
+
+
+@pytest.fixture(autouse=True)
+def prepared():
+    with LOG.open("a") as log:
+        log.write("prepared\\n")
+"""
+)
+
+
+def test_autouse_fixtures_run_before_their_episode(mini_project: CrmProject) -> None:
+    # Once the episode was played ahead, before the autouse fixture that should prepare it ran.
+    mini_project.pytester.makeconftest(ORDER_CONFTEST)
+    result = mini_project.run("--crm-agent=logged", "--crm-concurrency=4", "--crm-run-dir=out")
+    result.assert_outcomes(passed=6)
+    assert (mini_project.path / "order.log").read_text().split() == ["prepared", "played"] * 6
+    result.stdout.fnmatch_lines(
+        [
+            "crmbench: 6 task item(s) play inline, not ahead (--crm-concurrency): they use fixtures crmbench"
+            " cannot run ahead of them: prepared"
+        ]
+    )
+
+
+def test_usefixtures_in_the_ini_is_honoured_too(mini_project: CrmProject) -> None:
+    mini_project.pytester.makeconftest(ORDER_CONFTEST.replace("(autouse=True)", ""))
+    mini_project.write_config('usefixtures = ["prepared"]\n')
+    mini_project.run("--crm-agent=logged", "--crm-concurrency=4", "--crm-run-dir=out").assert_outcomes(passed=6)
+    assert (mini_project.path / "order.log").read_text().split() == ["prepared", "played"] * 6
