@@ -18,7 +18,9 @@ OK, FAILED = 0, 1
 def _validate(args: argparse.Namespace) -> int:
     from pytest_crmbench.release.validate import validate
 
-    report = validate(args.tasks, args.envs, args.agents, gold=args.gold, lock=args.write_lock)
+    report = validate(
+        args.tasks, args.envs, args.agents, gold=args.gold, lock=args.write_lock, fuzz_examples=args.fuzz_examples
+    )
     print("\n".join(report.lines()))
     return OK if report.ok else FAILED
 
@@ -57,6 +59,13 @@ def add_commands(commands: Any) -> None:
     _content_dirs(validate)
     validate.add_argument("--gold", action="store_true", help="Also replay every gold path and run the audits.")
     validate.add_argument("--write-lock", action="store_true", help="Write tasks/lock.json (implies --gold).")
+    validate.add_argument(
+        "--fuzz-examples",
+        type=int,
+        default=80,
+        metavar="N",
+        help="With --gold: call every tool with N schema-valid argument sets; none may crash (0: no fuzz; default 80).",
+    )
     validate.set_defaults(handler=_validate)
 
     audit = commands.add_parser("audit", help="Write the capability-exposure audit (spec A.7).")

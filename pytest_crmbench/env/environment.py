@@ -349,26 +349,24 @@ def _reject_bool(value: Any) -> Any:
 def _plain_number(value: Any) -> Any:
     """A number or a plain ASCII decimal string, within bounds every tool can compute with.
 
-    ``"1_0"``, ``"٣"`` (Arabic-Indic three), ``"NaN"`` and ``1E+999999`` would pass ``Decimal()`` and
-    then crash a tool's arithmetic: that is the model's malformed input, not a bug in the tool.
+    ``"1_0"``, ``"٣"`` (Arabic-Indic three), ``"NaN"``, ``1E+999999`` or ``1e30`` would pass
+    ``Decimal()`` and then crash a tool's arithmetic (Python's decimal context holds 28 digits):
+    that is the model's malformed input, a structured error it can recover from, not a tool's bug.
     """
     _reject_bool(value)
     if isinstance(value, str):
         text = value.strip()
-        if not _PLAIN_NUMBER.fullmatch(text):
+        if not _PLAIN_NUMBER.fullmatch(text) or len(text) > MAX_NUMBER_TEXT:
             raise ValueError("expected a number in plain decimal notation, such as 12.50")
         value = text
     if isinstance(value, (str, int, float, Decimal)):
-        if isinstance(value, float) and not math.isfinite(value):
+        if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > MAX_INT_BITS:
+            raise ValueError(NUMBER_RANGE)
+        number = Decimal(str(value)) if not isinstance(value, Decimal) else value
+        if not number.is_finite():
             raise ValueError("expected a finite number")
-        if isinstance(value, Decimal) and not value.is_finite():
-            raise ValueError("expected a finite number")
-        if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
-            raise ValueError(f"a number may have at most {MAX_NUMBER_DIGITS} digits")
-        if isinstance(value, (str, Decimal, float)):
-            number = Decimal(str(value))
-            if len(number.as_tuple().digits) > MAX_NUMBER_DIGITS or abs(number.adjusted()) > MAX_EXPONENT:
-                raise ValueError(f"the number is out of range (at most {MAX_NUMBER_DIGITS} digits, 1e{MAX_EXPONENT})")
+        if number and (number.adjusted() >= MAX_INTEGER_DIGITS or -number.as_tuple().exponent > MAX_DECIMALS):  # type: ignore[operator]
+            raise ValueError(NUMBER_RANGE)
     return value
 
 
@@ -432,9 +430,13 @@ MAX_ARGUMENT_CHARS = 100_000
 MAX_ARGUMENT_DEPTH = 32
 MAX_ARGUMENT_NODES = 10_000
 MAX_NUMBER_DIGITS = 100
-MAX_EXPONENT = 100
-MAX_INT_BITS = 332  # 2**332 has 100 digits
-"""Numbers in arguments: at most 100 digits and a decimal exponent within +/-100."""
+"""Digits a number may have in the JSON text of the arguments (Python refuses past 4,300)."""
+MAX_INTEGER_DIGITS, MAX_DECIMALS = 15, 10
+"""A numeric parameter holds at most 15 integer digits and 10 decimals: 25 digits, so arithmetic in
+Python's 28-digit decimal context (quantizing, summing a few amounts) stays exact and never raises."""
+MAX_INT_BITS = 50  # 2**50 > 10**15
+MAX_NUMBER_TEXT = 40
+NUMBER_RANGE = f"the number is out of range (at most {MAX_INTEGER_DIGITS} integer digits and {MAX_DECIMALS} decimals)"
 MAX_MESSAGE_CHARS = 500
 _STRINGS = re.compile(r'"(?:\\.|[^"\\])*"')
 

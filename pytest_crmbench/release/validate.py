@@ -3,7 +3,9 @@
 Structural validation of the whole task set (schema, unique ids, tools, typed arguments, state
 paths, contract consistency, graph exposure, manifest invariants) and, with ``--gold``, the gold
 replay from a fresh world plus the null-agent and information-sufficiency audits. Every problem
-is collected; the caller prints them together and exits non-zero if there is any.
+is collected; the caller prints them together and exits non-zero if there is any. With ``--gold``,
+every tool of the task set's domains is also fuzzed with schema-valid arguments
+(:mod:`pytest_crmbench.release.fuzz`): no tool may crash on what its schema allows.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.release.fuzz import EXAMPLES_PER_TOOL, fuzz_problems
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
@@ -38,7 +41,11 @@ class ValidationReport:
 
     def lines(self) -> list[str]:
         """One line per problem, then a summary."""
-        scope = "structure, gold replay, null-agent and information-sufficiency audits" if self.gold else "structure"
+        scope = (
+            "structure, gold replay, null-agent and information-sufficiency audits, tool fuzz"
+            if self.gold
+            else "structure"
+        )
         summary = (
             f"crmbench validate: {self.tasks} task(s), {len(self.problems)} problem(s) ({scope}) in {self.seconds:.2f}s"
         )
@@ -47,9 +54,18 @@ class ValidationReport:
 
 
 def validate(
-    tasks_dir: Path, envs_dir: Path, agents_dir: Path, *, gold: bool = False, lock: bool = False
+    tasks_dir: Path,
+    envs_dir: Path,
+    agents_dir: Path,
+    *,
+    gold: bool = False,
+    lock: bool = False,
+    fuzz_examples: int = EXAMPLES_PER_TOOL,
 ) -> ValidationReport:
-    """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well."""
+    """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well.
+
+    ``fuzz_examples``: schema-valid calls per tool with ``gold`` (0: no fuzz).
+    """
     started = time.perf_counter()
     gold = gold or lock  # never freeze a release whose gold paths were not replayed
     task_set = load_task_set(tasks_dir, envs_dir, agents_dir)
@@ -58,6 +74,10 @@ def validate(
     report.problems.extend(_graph_problems(task_set))
     for record in task_set.records:
         report.problems.extend(_record_problems(record, task_set, manifest, gold=gold))
+    if gold and fuzz_examples > 0:
+        domains = {record.task.domain for record in task_set.records}
+        used = {d: env for d, env in task_set.environments.items() if d in domains}
+        report.problems.extend(fuzz_problems(used, fuzz_examples))
     if manifest is not None:
         report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)

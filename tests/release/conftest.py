@@ -39,5 +39,7 @@ def content_args(tasks: Path) -> list[str]:
     return ["--tasks", str(tasks), "--envs", str(ENVS), "--agents", str(AGENTS)]
 
 
-def run_validate(tasks: Path, *flags: str) -> int:
-    return main(["validate", *flags, *content_args(tasks)])
+def run_validate(tasks: Path, *flags: str, fuzz: bool = False) -> int:
+    """``crmbench validate``; without the tool fuzz unless asked (the mini domain's broken_tool
+    crashes on purpose, and test_fuzz.py covers the fuzz)."""
+    return main(["validate", *flags, *([] if fuzz else ["--fuzz-examples=0"]), *content_args(tasks)])

@@ -92,7 +92,7 @@ def test_gold_audits_run_only_with_gold(make_tasks: MakeTasks) -> None:
     tasks = make_tasks("null_passes.yaml", "unknowable_argument.yaml", "gold_fails_contract.yaml")
     structural = validate(tasks, ENVS, AGENTS)
     assert [p.task_id for p in structural.problems if p.task_id] == []
-    replayed = validate(tasks, ENVS, AGENTS, gold=True)
+    replayed = validate(tasks, ENVS, AGENTS, gold=True, fuzz_examples=0)
     assert {p.task_id for p in replayed.problems} >= {"mini_null_passes_01", "mini_unknowable_01", "mini_gold_fails_01"}
 
 
@@ -107,7 +107,7 @@ def test_manifest_invariants_must_match_the_task_files(make_tasks: MakeTasks) ->
     tasks = make_tasks(mini=True)
     manifest = tasks / "manifest.yaml"
     manifest.write_text(manifest.read_text() + "invariants:\n  tasks_per_domain: {mini: 7}\n")
-    report = validate(tasks, ENVS, AGENTS, lock=True)
+    report = validate(tasks, ENVS, AGENTS, lock=True, fuzz_examples=0)
     assert [(p.field, p.message.split(" (")[0]) for p in report.problems[:1]] == [
         ("invariants.tasks_per_domain.mini", "the manifest declares 7 task(s), the task files have 6")
     ]
