@@ -23,7 +23,7 @@ def pytest_crmbench_make_agent(name: str, context: AgentContext) -> Agent | None
 
         def pytest_crmbench_make_agent(name, context):
             if name == "mine":
-                return MyAgent(tools=context.environment.tool_schemas())
+                return MyAgent(tools=context.tools, policy=context.policy)
     """
 
 
