@@ -1,4 +1,4 @@
-"""The release subcommands of ``crmbench``: ``validate``, ``audit``, ``inventory``.
+"""The release subcommands of ``crmbench``: ``validate``, ``audit [--mutations]``, ``inventory``.
 
 Each handler is one library call and its printing; the exit status is 1 when the gate finds a
 problem (``inventory`` reports and never gates). Library modules are imported inside the handlers
@@ -28,7 +28,16 @@ def _audit(args: argparse.Namespace) -> int:
 
     audit = run_audit(args.tasks, args.agents, args.out)
     print("\n".join(audit.lines()))
-    return OK if audit.ok else FAILED
+    mutations_ok = _mutations(args) if args.mutations else True
+    return OK if audit.ok and mutations_ok else FAILED
+
+
+def _mutations(args: argparse.Namespace) -> bool:
+    from pytest_crmbench.release.mutation.suite import run_mutation_audit
+
+    result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out)
+    print("\n".join(result.lines(verbose=True)))
+    return result.ok
 
 
 def _inventory(args: argparse.Namespace) -> int:
@@ -59,10 +68,24 @@ def add_commands(commands: Any) -> None:
     validate.add_argument("--write-lock", action="store_true", help="Write tasks/lock.json (implies --gold).")
     validate.set_defaults(handler=_validate)
 
-    audit = commands.add_parser("audit", help="Write the capability-exposure audit (spec A.7).")
-    _content_dirs(audit, envs=False)
+    audit = commands.add_parser(
+        "audit",
+        help="Write the capability-exposure audit (spec A.7) and, with --mutations, the contract mutation audit.",
+    )
+    _content_dirs(audit)
     audit.add_argument(
         "--out", type=Path, default=Path("evidence/capability_exposure_audit.json"), help="Output JSON file."
+    )
+    audit.add_argument(
+        "--mutations",
+        action="store_true",
+        help="Also run the contract mutation audit: derived wrong paths must fail, right paths must pass.",
+    )
+    audit.add_argument(
+        "--mutations-out",
+        type=Path,
+        default=Path("evidence/mutation_audit.json"),
+        help="Output JSON file of the mutation audit (default: evidence/mutation_audit.json).",
     )
     audit.set_defaults(handler=_audit)
 
