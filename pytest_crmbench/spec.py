@@ -102,15 +102,37 @@ class ExpectedParams(_Model):
     match: Literal["any", "first"] = "any"
 
 
+class OrderStep(_Model):
+    """One entry of an order: a tool, optionally only its calls whose arguments match ``args``.
+
+    ``{tool: execute_transfer, args: {to_account: ACC-1010}}`` after ``{tool: validate_transfer,
+    args: {to_account: ACC-1010}}`` pairs a transfer with its own validation, which tool names
+    alone cannot do when a conversation makes two transfers.
+    """
+
+    tool: str
+    args: dict[str, Constraint] = Field(default_factory=dict)
+
+    def text(self) -> str:
+        if not self.args:
+            return self.tool
+        return f"{self.tool}(" + ", ".join(f"{k}={v}" for k, v in self.args.items()) + ")"
+
+
 class ActionOrder(_Model):
     """The named tools' ``ok`` calls must follow this order.
 
     ``subsequence``: unrelated calls (and other calls of the named tools) may interleave;
-    ``exact``: the ``ok`` calls filtered to the named tools must equal ``tools`` exactly.
+    ``exact``: the ``ok`` calls filtered to the named tools must match ``tools`` one for one.
+    An entry is a tool name or an :class:`OrderStep` whose ``args`` a call must also satisfy.
     """
 
-    tools: list[str] = Field(min_length=2)
+    tools: list[Annotated[OrderStep, BeforeValidator(_tool_shorthand)]] = Field(min_length=2)
     mode: Literal["subsequence", "exact"] = "subsequence"
+
+    def names(self) -> list[str]:
+        """The tool of each entry, in order."""
+        return [step.tool for step in self.tools]
 
 
 class ForbiddenParams(_Model):

@@ -142,12 +142,27 @@ def check_action_order(contract: Contract, trace: Sequence[ToolCall]) -> list[Ch
 
 
 def _check_order(index: int, order: ActionOrder, trace: Sequence[ToolCall]) -> CheckVerdict:
-    named = set(order.tools)
-    filtered = [c.name for c in ok_calls(trace) if c.name in named]
-    ok = filtered == order.tools if order.mode == "exact" else is_subsequence(order.tools, filtered)
-    name = f"order[{index}] {' -> '.join(order.tools)} ({order.mode})"
-    diff = f"expected {order.mode} order {order.tools}\n  successful calls of those tools, in order: {filtered}"
-    return _verdict("order", name, ok, order.tools, filtered, diff)
+    named = set(order.names())
+    calls = [c for c in ok_calls(trace) if c.name in named]
+    steps = [(step.tool, _bound(step.args, trace)) for step in order.tools]
+
+    def fits(step: tuple[str, dict[str, Any]], call: ToolCall) -> bool:
+        return call.name == step[0] and not unmet_args(step[1], call.graded_arguments())
+
+    if order.mode == "exact":
+        ok = len(calls) == len(steps) and all(fits(s, c) for s, c in zip(steps, calls, strict=False))
+    else:
+        # Greedy is optimal: taking the earliest call that fits an entry never blocks a later one.
+        position = 0
+        for call in calls:
+            if position < len(steps) and fits(steps[position], call):
+                position += 1
+        ok = position == len(steps)
+    expected = [step.text() for step in order.tools]
+    filtered = [c.name for c in calls]
+    name = f"order[{index}] {' -> '.join(expected)} ({order.mode})"
+    diff = f"expected {order.mode} order {expected}\n  successful calls of those tools, in order: {filtered}"
+    return _verdict("order", name, ok, expected, filtered, diff)
 
 
 def _described(written: Any, bound: Any) -> str:

@@ -38,7 +38,7 @@ def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
     for i, params in enumerate(contract.expected_params):
         yield ("contract", "expected_params", i, "tool"), params.tool
     for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.tools):
+        for j, tool in enumerate(order.names()):
             yield ("contract", "action_order", i, "tools", j), tool
     for i, tool in enumerate(contract.forbidden.actions):
         yield ("contract", "forbidden", "actions", i), tool
@@ -55,6 +55,11 @@ def _referenced_tools(task: Task) -> Iterator[tuple[Loc, str]]:
     contract = task.contract
     places: list[tuple[Loc, Mapping[str, Any]]] = [
         *((("contract", "expected_params", i, "args"), p.args) for i, p in enumerate(contract.expected_params)),
+        *(
+            (("contract", "action_order", i, "tools", j, "args"), step.args)
+            for i, order in enumerate(contract.action_order)
+            for j, step in enumerate(order.tools)
+        ),
         *((("contract", "forbidden", "params", i, "args"), p.args) for i, p in enumerate(contract.forbidden.params)),
         (("contract", "expected_state"), contract.expected_state),
         (("contract", "forbidden", "state"), contract.forbidden.state),
@@ -155,6 +160,10 @@ def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> 
     for i, forbidden in enumerate(task.contract.forbidden.params):
         loc = ("contract", "forbidden", "params", i, "args")
         yield from _argument_problems(record, loc, forbidden.tool, forbidden.args, environment, gold=False)
+    for i, order in enumerate(task.contract.action_order):
+        for j, entry in enumerate(order.tools):
+            loc = ("contract", "action_order", i, "tools", j, "args")
+            yield from _argument_problems(record, loc, entry.tool, entry.args, environment, gold=False)
     for path_loc, path in task_paths(task):
         for i, step in enumerate(path):
             loc = (*path_loc, i, "args")
@@ -215,7 +224,7 @@ def _consistency(record: TaskRecord) -> Iterator[SpecError]:
         if tool in expected:
             yield problem(record, ("contract", "forbidden", "actions", i), f"{tool} is both expected and forbidden")
     for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.tools):
+        for j, tool in enumerate(order.names()):
             if tool not in contract.required_counts():
                 yield problem(
                     record,

@@ -36,6 +36,7 @@ from typing import Any, Literal
 
 from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.matchers import values_equal
 from pytest_crmbench.release.mutation.hints import Call, Insertion, MutationHints, Situation
 from pytest_crmbench.release.mutation.trajectory import Step, references
 from pytest_crmbench.release.mutation.values import wrong_values
@@ -185,13 +186,21 @@ def _duplicate(gold: Gold, index: int, operator: str, kind: Kind) -> Mutant:
     )
 
 
+def _agree(read: ToolCall, write: ToolCall) -> bool:
+    """Whether a read was about the write: same values for every argument both have."""
+    a, b = read.effective_arguments or {}, write.effective_arguments or {}
+    return all(values_equal(a[name], b[name]) for name in a.keys() & b.keys())
+
+
 def _moves(hints: MutationHints, gold: Gold, index: int) -> Iterator[Mutant]:
     step = gold.steps[index]
     for read in hints.requires_before.get(step.tool, ()):
         earlier = [j for j in range(index) if gold.steps[j].tool == read and gold.calls[j].status == "ok"]
         if not earlier:
             continue
-        target = earlier[-1]
+        # The read the policy means is the one about this write (validate the same transfer).
+        about = [j for j in earlier if _agree(gold.calls[j], gold.calls[index])]
+        target = (about or earlier)[-1]
         rest = [s for j, s in enumerate(gold.steps) if j != index]
         steps = _insert(rest, target, [step])
         yield Mutant(
