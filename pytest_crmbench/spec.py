@@ -224,7 +224,8 @@ def check_references(path: list[GoldCall]) -> None:
                     f"path[{index}].args.{name}: $from needs the form '<step>.<path>', e.g. '0.transaction_id'"
                 )
             if reference[0] >= index:
-                raise ValueError(f"path[{index}].args.{name}: $from must name an earlier step (0..{index - 1})")
+                earlier = f"0..{index - 1}" if index else "there is none before the first step"
+                raise ValueError(f"path[{index}].args.{name}: $from must name an earlier step ({earlier})")
             if path[reference[0]].expect != "ok":
                 raise ValueError(
                     f"path[{index}].args.{name}: $from names step {reference[0]}, which is expected to be rejected"

@@ -162,7 +162,7 @@ def load_hints(environment: type[ToolEnvironment]) -> LoadedHints:
         problem = SpecError("must define HINTS = MutationHints(...) (pytest_crmbench.release.mutation)", file=source)
         return LoadedHints(MutationHints(), source, [problem])
     problems = [SpecError(message, file=source, field="HINTS") for message in hint_problems(hints, environment)]
-    return LoadedHints(hints, source, problems)
+    return LoadedHints(MutationHints() if problems else hints, source, problems)
 
 
 def hint_problems(hints: MutationHints, environment: type[ToolEnvironment]) -> Iterator[str]:

@@ -268,7 +268,7 @@ def right_paths(environment: type[ToolEnvironment], hints: MutationHints, gold: 
     yield from _swaps(gold, reads)
     yield from _reverify(environment, hints, gold, identity)
     for index in _writes(environment, gold):
-        yield from _rereads_after(hints, gold, index)
+        yield from _rereads_after(hints, gold, index, reads)
         if gold.steps[index].tool in hints.harmless_repeats and gold.calls[index].status == "ok":
             yield _duplicate(gold, index, "repeat", "right")
     for index in reads:
@@ -319,12 +319,13 @@ def _reverify(
     )
 
 
-def _rereads_after(hints: MutationHints, gold: Gold, index: int) -> Iterator[Mutant]:
+def _rereads_after(hints: MutationHints, gold: Gold, index: int, reads: Sequence[int]) -> Iterator[Mutant]:
     step, call = gold.steps[index], gold.calls[index]
-    reread = hints.rereads.get(step.tool)
-    if reread is None or call.status != "ok":
+    if call.status != "ok":
         return
-    for extra in reread(call):
+    reread = hints.rereads.get(step.tool)
+    extras = list(reread(call)) if reread is not None else _earlier_read_about(gold, index, reads)
+    for extra in extras:
         text = _call_text(extra)
         yield Mutant(
             f"reread_after:{index}:{step.tool}->{text}",
@@ -334,6 +335,16 @@ def _rereads_after(hints: MutationHints, gold: Gold, index: int) -> Iterator[Mut
             f"{text} after {step.tool}",
             index,
         )
+
+
+def _earlier_read_about(gold: Gold, index: int, reads: Sequence[int]) -> list[Call]:
+    """Without a domain hint: the latest earlier read that shares an argument value with the write."""
+    written = list((gold.calls[index].effective_arguments or {}).values())
+    for j in reversed([r for r in reads if r < index and gold.calls[r].status == "ok"]):
+        arguments = gold.calls[j].effective_arguments or {}
+        if any(values_equal(value, other) for value in arguments.values() for other in written):
+            return [Call(gold.steps[j].tool, dict(arguments))]
+    return []
 
 
 def _split(gold: Gold, index: int) -> Iterator[Mutant]:

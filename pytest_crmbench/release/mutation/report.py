@@ -118,7 +118,8 @@ class MutationAudit:
             lines.append(
                 f"mutation audit {domain}: {wrong['killed']}/{wrong['generated']} wrong paths killed "
                 f"(score {shown}, gate {self.threshold:.2f}), {right['spared']}/{right['generated']} right paths spared, "
-                f"{wrong['equivalent']} equivalent skipped, {wrong['waived'] + right['waived']} waived, "
+                f"{wrong['equivalent']} equivalent skipped, {wrong['waived']} survivor(s) and "
+                f"{right['waived']} right path(s) waived, "
                 f"{as_declared}/{declared} hand-written paths as declared"
             )
         return lines

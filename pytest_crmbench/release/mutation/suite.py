@@ -49,7 +49,12 @@ class MutationRun:
         if loaded.problems:
             return  # hints the domain got wrong would make every verdict meaningless
         free_text = free_text_of(self.manifest, domain)
-        self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold, free_text))
+        try:
+            self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold, free_text))
+        except Exception as exc:  # a bug in the domain's hints: report it where it happened, go on
+            where = f"{loaded.source.name} " if loaded.source else ""
+            message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"
+            self.audit.problems.append(problem(record, ("gold",), message))
 
     def gate(self) -> list[SpecError]:
         files = {r.task.domain: r.shown_path or str(r.path) for r in reversed(self.task_set.records)}

@@ -133,7 +133,9 @@ def _other_ids(value: str, world: Mapping[str, Any], mentioned: Collection[str])
 
 def _other_field_values(value: str, argument: str, world: Mapping[str, Any]) -> list[str]:
     for _, records in _collections(world):
-        for field in {argument, *(f for r in records.values() for f, v in r.items() if v == value)}:
+        # An ordered set: iterating a plain set would make mutation ids depend on the hash seed.
+        fields = dict.fromkeys([argument, *(f for r in records.values() for f, v in r.items() if v == value)])
+        for field in fields:
             seen = [r.get(field) for r in records.values() if isinstance(r.get(field), str)]
             if value in seen:
                 return [v for v in dict.fromkeys(seen) if v != value][:MAX_IDS]
