@@ -41,9 +41,12 @@ def _mutations(args: argparse.Namespace) -> bool:
 
 
 def _inventory(args: argparse.Namespace) -> int:
-    from pytest_crmbench.release.inventory import inventory_text
+    from pytest_crmbench.release.inventory import inventory_text, readme_figures_text
 
-    text = inventory_text(args.tasks, args.agents, as_json=args.json)
+    if args.readme:
+        text = readme_figures_text(args.tasks, args.agents, args.readme)
+    else:
+        text = inventory_text(args.tasks, args.agents, as_json=args.json)
     if args.out is None:
         print(text)
     else:
@@ -92,5 +95,8 @@ def add_commands(commands: Any) -> None:
     inventory = commands.add_parser("inventory", help="Print the task-set figures against the release targets.")
     _content_dirs(inventory, envs=False)
     inventory.add_argument("--json", action="store_true", help="Print JSON instead of Markdown.")
+    inventory.add_argument(
+        "--readme", metavar="DOMAIN", default=None, help="Print the figures block of envs/DOMAIN/README.md."
+    )
     inventory.add_argument("--out", type=Path, default=None, help="Write to this file instead of stdout.")
     inventory.set_defaults(handler=_inventory)
