@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
 IDENTITY = "verify_identity"

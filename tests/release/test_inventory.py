@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.cli import main
+from pytest_crmbench.cli.main import main
 from pytest_crmbench.release.inventory import README_BEGIN, README_END, build_inventory, readme_figures_text
 from tests.release.conftest import AGENTS, MakeTasks
 

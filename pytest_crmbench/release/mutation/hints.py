@@ -25,12 +25,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.evidence import ToolCall
-from pytest_crmbench.matchers import operator_of
-from pytest_crmbench.registry import PACKAGE
-from pytest_crmbench.spec import Task
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.core.matchers import operator_of
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import PACKAGE
 
 MODULE = "mutations"
 

@@ -34,13 +34,13 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Literal
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.evidence import ToolCall
-from pytest_crmbench.matchers import values_equal
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.core.matchers import values_equal
+from pytest_crmbench.core.spec import gold_reference
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import Call, Insertion, MutationHints, Situation
 from pytest_crmbench.release.mutation.trajectory import Step, references
 from pytest_crmbench.release.mutation.values import wrong_values
-from pytest_crmbench.spec import gold_reference
 
 Kind = Literal["wrong", "right"]
 

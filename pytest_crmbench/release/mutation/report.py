@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_crmbench.errors import SpecError
+from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.release.mutation.run import TaskAudit
 
 THRESHOLD = 0.90

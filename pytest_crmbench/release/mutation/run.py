@@ -13,15 +13,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.evidence import Evidence, ToolCall
-from pytest_crmbench.loader import TaskRecord
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.evidence import Evidence, ToolCall
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.core.spec import Trajectory
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, derive
 from pytest_crmbench.release.mutation.trajectory import Replay, replay, steps_of
 from pytest_crmbench.release.taskset import problem
-from pytest_crmbench.spec import Trajectory
 
 Outcome = Literal["killed", "survived", "equivalent", "spared", "false_failure", "waived"]
 TrajectoryKind = Literal["alternatives", "counterexamples"]

@@ -6,11 +6,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecError, SpecErrors
-from pytest_crmbench.evidence import Evidence
-from pytest_crmbench.hashing import file_hash
-from pytest_crmbench.loader import TaskRecord
+from pytest_crmbench.core.errors import SpecError, SpecErrors
+from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.hashing import file_hash
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.audit import source_revision
 from pytest_crmbench.release.manifest import Manifest, load_manifest
 from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints

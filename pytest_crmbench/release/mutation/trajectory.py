@@ -12,14 +12,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import ToolBox
-from pytest_crmbench.evidence import Evidence, Message, ToolCall
+from pytest_crmbench.core.evidence import Evidence, Message, ToolCall
+from pytest_crmbench.core.matchers import MISSING
+from pytest_crmbench.core.paths import resolve
+from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import TaskVerdict
-from pytest_crmbench.grading.paths import resolve
-from pytest_crmbench.matchers import MISSING
 from pytest_crmbench.release.replay import play
-from pytest_crmbench.spec import GoldCall, Task, gold_reference
+from pytest_crmbench.run.episode import ToolBox
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from collections.abc import Collection, Iterator, Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.matchers import as_decimal, values_equal
+from pytest_crmbench.core.matchers import as_decimal, values_equal
+from pytest_crmbench.env.environment import ToolEnvironment
 
 CENT = Decimal("0.01")
 MAX_IDS = 2

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, derive
 from pytest_crmbench.release.mutation.trajectory import replay, steps_of
-from pytest_crmbench.spec import Task
 
 TRANSFER_50 = [
     {"tool": "validate_transfer", "args": {"from_account": "ACC-1", "to_account": "ACC-2", "amount": 50}},

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.environment import ToolEnvironment, tool
-from pytest_crmbench.registry import discover
+from pytest_crmbench.env.environment import ToolEnvironment, tool
+from pytest_crmbench.env.registry import discover
 from pytest_crmbench.release.mutation.hints import MutationHints, load_hints
 from pytest_crmbench.release.mutation.suite import audit_task_set
 from tests.conftest import DATA

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.environment import ToolEnvironment, tool
+from pytest_crmbench.env.environment import ToolEnvironment, tool
 from pytest_crmbench.release.mutation.hints import Call, ForbiddenMove, Insertion, MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import derive
 from pytest_crmbench.release.mutation.trajectory import Step, replay
@@ -170,7 +170,7 @@ def test_a_read_with_a_list_argument_is_split_across_two_calls() -> None:
 def test_ids_do_not_depend_on_the_hash_seed(seed: str, mini_env_class: type[ToolEnvironment]) -> None:
     code = (
         "from tests.release.mutation.helpers import TRANSFER_50, mini_task, mutants\n"
-        "from pytest_crmbench.registry import discover\n"
+        "from pytest_crmbench.env.registry import discover\n"
         "from tests.conftest import DATA\n"
         "print(list(mutants(mini_task(TRANSFER_50), discover([DATA / 'envs'])['mini'])))\n"
     )

@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.loader import TaskRecord, load_task_file
+from pytest_crmbench.core.loader import TaskRecord, load_task_file
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import Call, ForbiddenMove, Insertion, MutationHints, Situation
 from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
 from pytest_crmbench.release.mutation.trajectory import replay, steps_of
