@@ -139,7 +139,12 @@ class MutationAudit:
         return lines
 
     def as_json(
-        self, *, problems: Iterable[SpecError], source_revision: str | None, input_hashes: Mapping[str, str]
+        self,
+        *,
+        problems: Iterable[SpecError],
+        not_audited: Iterable[SpecError] = (),
+        source_revision: str | None,
+        input_hashes: Mapping[str, str],
     ) -> dict[str, Any]:
         domains = {}
         for domain, audits in self.domains().items():
@@ -163,6 +168,7 @@ class MutationAudit:
             "tasks": [_task_json(audit) for audit in self.tasks],
             "survivors": [s.render() for s in self.survivors()],
             "problems": [p.render() for p in problems],
+            "not_audited": [p.render() for p in not_audited],
         }
 
 

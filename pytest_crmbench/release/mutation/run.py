@@ -58,9 +58,6 @@ class TaskAudit:
     survivors: list[SpecError] = field(default_factory=list)
     """Surviving wrong paths: reported; they fail the gate only through the domain's score."""
 
-    def count(self, kind: str, outcome: Outcome) -> int:
-        return sum(1 for r in self.results if r.mutant.kind == kind and r.outcome == outcome)
-
 
 def audit_task(
     record: TaskRecord,

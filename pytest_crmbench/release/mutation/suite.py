@@ -97,7 +97,7 @@ def run_mutation_audit(tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: P
     problems = run.gate()
     if run.task_set.problems or not run.task_set.records:
         return MutationAuditResult(run, skipped, problems, None)
-    write_report(run, out)
+    write_report(run, out, skipped)
     return MutationAuditResult(run, skipped, problems, out)
 
 
@@ -127,9 +127,12 @@ def audit_task_set(tasks_dir: Path, envs_dir: Path, agents_dir: Path) -> tuple[M
     return run, skipped
 
 
-def write_report(run: MutationRun, out: Path) -> None:
+def write_report(run: MutationRun, out: Path, not_audited: list[SpecError]) -> None:
     report = run.audit.as_json(
-        problems=run.gate(), source_revision=source_revision(run.task_set.tasks_dir), input_hashes=run.input_hashes()
+        problems=run.gate(),
+        not_audited=not_audited,
+        source_revision=source_revision(run.task_set.tasks_dir),
+        input_hashes=run.input_hashes(),
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

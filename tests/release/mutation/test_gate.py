@@ -128,6 +128,7 @@ def test_audit_command_writes_per_task_figures_and_every_mutant(
         "A second note changes nothing that matters in this fixture.",
     }
     assert len(report["survivors"]) == 4 and any("unused waiver" in p for p in report["problems"])
+    assert report["not_audited"] == []
     assert all(h.startswith("sha256:") for h in report["input_hashes"].values())
 
 
@@ -156,3 +157,20 @@ def test_the_payments_release_passes_the_gate(tmp_path: Path) -> None:
         == payments["hand_written"]["alternatives"]["as_declared"]
         > 0
     )
+
+
+def test_a_task_whose_gold_path_is_broken_is_not_audited_and_fails(
+    make_tasks: MakeTasks, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "mutation_audit.json"
+    assert audit(make_tasks("gold_fails_contract.yaml", mini=True), out) == 1
+    printed = capsys.readouterr().out
+    assert (
+        "gold_fails_contract.yaml:15: task 'mini_gold_fails_01': field 'gold': not audited: "
+        "run `crmbench validate --gold` for its problems"
+    ) in printed
+    assert "6 task(s) audited, 1 not audited" in printed
+    report = json.loads(out.read_text())
+    assert [line.split(": ", 1)[1] for line in report["not_audited"]] == [
+        "task 'mini_gold_fails_01': field 'gold': not audited: run `crmbench validate --gold` for its problems"
+    ]
