@@ -6,7 +6,12 @@ The public API for environment and agent authors. Importing it never imports lit
 from __future__ import annotations
 
 from pytest_crmbench.agents import AgentContext, GoldAgent, NullAgent
-from pytest_crmbench.environment import Rejection, ToolEnvironment, tool
+from pytest_crmbench.env.dry_run import dry_run
+from pytest_crmbench.env.kit import Violation, invariant
+from pytest_crmbench.env.rejection import Rejection, require
+from pytest_crmbench.env.state import Record, StateError
+from pytest_crmbench.env.values import Amount, IsoDate, Money, NonBlank, Required, Timestamp, YearMonth
+from pytest_crmbench.environment import ToolEnvironment, tool
 from pytest_crmbench.episode import Agent, Limits, ToolBox, run_episode
 from pytest_crmbench.errors import AgentAbort, CrmbenchError, InfraError, SpecError
 from pytest_crmbench.evidence import Evidence, Message, ToolCall
@@ -22,26 +27,39 @@ __all__ = [
     "Agent",
     "AgentAbort",
     "AgentContext",
+    "Amount",
     "CheckVerdict",
     "CrmbenchError",
     "Evidence",
     "GoldAgent",
     "InfraError",
+    "IsoDate",
     "Limits",
     "Message",
+    "Money",
+    "NonBlank",
     "NullAgent",
+    "Record",
     "Rejection",
+    "Required",
     "ScriptedUser",
     "SpecError",
+    "StateError",
     "Task",
     "TaskVerdict",
+    "Timestamp",
     "ToolBox",
     "ToolCall",
     "ToolEnvironment",
     "User",
     "UserDecision",
+    "Violation",
+    "YearMonth",
+    "dry_run",
     "grade",
+    "invariant",
     "register_environment",
+    "require",
     "run_episode",
     "tool",
 ]

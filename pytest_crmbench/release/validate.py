@@ -22,6 +22,7 @@ from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.sufficiency import information_problems
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem, shown
+from pytest_crmbench.release.world import seed_problems
 
 
 @dataclass
@@ -56,6 +57,7 @@ def validate(
     report = ValidationReport(tasks=len(task_set.records), gold=gold, problems=list(task_set.problems))
     manifest = _manifest(tasks_dir, report)
     report.problems.extend(_graph_problems(task_set))
+    report.problems.extend(_seed_problems(task_set))
     for record in task_set.records:
         report.problems.extend(_record_problems(record, task_set, manifest, gold=gold))
     if manifest is not None:
@@ -82,6 +84,14 @@ def _graph_problems(task_set: TaskSet) -> Iterator[SpecError]:
                 file=shown(task_set.graph_files[domain]),
                 field="nodes",
             )
+
+
+def _seed_problems(task_set: TaskSet) -> Iterator[SpecError]:
+    envs_dir = task_set.envs_dir or Path("envs")
+    for domain in task_set.domains():
+        environment = task_set.environments.get(domain)
+        if environment is not None:
+            yield from seed_problems(environment, envs_dir / domain)
 
 
 def _record_problems(
