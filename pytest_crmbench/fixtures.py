@@ -13,6 +13,7 @@ import pytest
 
 from pytest_crmbench.agents import AgentContext
 from pytest_crmbench.collect import environments
+from pytest_crmbench.env.state import StateError
 from pytest_crmbench.environment import ToolEnvironment
 from pytest_crmbench.episode import Agent
 from pytest_crmbench.errors import AgentConfigError
@@ -59,7 +60,10 @@ def crm_seed(crm_task: Task, crm_settings: RunSettings, request: pytest.FixtureR
 @pytest.fixture
 def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int) -> ToolEnvironment:
     """A freshly reset environment: the domain default with the task's override merged in."""
-    return crm_env_class(crm_task.initial_state, seed=crm_seed)
+    try:
+        return crm_env_class(crm_task.initial_state, seed=crm_seed)
+    except StateError as exc:  # a seed or override the state model refuses: the task's data, one line
+        pytest.fail(f"task {crm_task.id!r}: {exc}", pytrace=False)
 
 
 @pytest.fixture

@@ -57,9 +57,12 @@ def validate(
     report = ValidationReport(tasks=len(task_set.records), gold=gold, problems=list(task_set.problems))
     manifest = _manifest(tasks_dir, report)
     report.problems.extend(_graph_problems(task_set))
-    report.problems.extend(_seed_problems(task_set))
+    seeds = list(_seed_problems(task_set))
+    report.problems.extend(problem for _, problem in seeds)
+    broken = {domain for domain, _ in seeds}  # no episode can start in a broken world: replay nothing there
     for record in task_set.records:
-        report.problems.extend(_record_problems(record, task_set, manifest, gold=gold))
+        replay = gold and record.task.domain not in broken
+        report.problems.extend(_record_problems(record, task_set, manifest, gold=replay))
     if manifest is not None:
         report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)
@@ -86,12 +89,13 @@ def _graph_problems(task_set: TaskSet) -> Iterator[SpecError]:
             )
 
 
-def _seed_problems(task_set: TaskSet) -> Iterator[SpecError]:
+def _seed_problems(task_set: TaskSet) -> Iterator[tuple[str, SpecError]]:
     envs_dir = task_set.envs_dir or Path("envs")
     for domain in task_set.domains():
         environment = task_set.environments.get(domain)
         if environment is not None:
-            yield from seed_problems(environment, envs_dir / domain)
+            for found in seed_problems(environment, envs_dir / domain):
+                yield domain, found
 
 
 def _record_problems(
