@@ -95,17 +95,18 @@ def revalidated(model: type[BaseModel], state: dict[str, Any], before: Mapping[s
 
     ``before`` is the canonical state the write started from. Only the records (or top-level
     fields) the write changed go through the model, so a write costs a fraction of a millisecond,
-    not a whole validation. Every changed value ends canonical; a collection whose values are all
-    unchanged is skipped even if a tool rewrote one with an equal value of another type (``0``
-    for ``Decimal("0.00")``), which no check can tell apart. Rules across records belong in
-    ``@invariant`` methods (validators on the state model itself are not re-run here).
+    not a whole validation. Records are compared by value: every changed value ends canonical,
+    but a record whose values all stayed equal is skipped even if a tool rewrote one with an
+    equal value of another type (``0`` for ``Decimal("0.00")``); grading compares numbers by
+    value, and tests can check the exact form with :func:`identical`. Rules across records
+    belong in ``@invariant`` methods (validators on the state model are not re-run here).
     """
     if set(state) != set(before):  # a tool added or dropped a top-level key: check everything
         return canonical(model, state, where="state")
     for name, field in model.model_fields.items():
         key = field.alias or name
         now, was = state.get(key), before.get(key)
-        if now == was:  # by value, at C speed; records of a changed collection are compared strictly
+        if now == was:  # by value, at C speed
             continue
         info = _collection_or_none(model, name)
         if info is not None and isinstance(now, dict if info.keyed else list):
@@ -120,12 +121,12 @@ def _revalidate_records(info: Collection, key: str, now: Any, was: Any) -> None:
     if info.keyed:
         old = was if isinstance(was, dict) else {}
         for record_id, record in now.items():
-            if not identical(old.get(record_id), record):
+            if old.get(record_id) != record:
                 now[record_id] = _dump(adapter, record, where=f"state.{key}.{record_id}")
     else:
         old_list = was if isinstance(was, list) else []
         for index, record in enumerate(now):
-            if index >= len(old_list) or not identical(old_list[index], record):
+            if index >= len(old_list) or old_list[index] != record:
                 now[index] = _dump(adapter, record, where=f"state.{key}.{index}")
 
 

@@ -10,9 +10,13 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_crmbench.env.state import canonical, identical
 from pytest_crmbench.environment import ToolEnvironment, clone
 
 from .helpers import SEED, PaymentsEnvironment, floor_points, make, walk
+
+PaymentsState = PaymentsEnvironment.state_model
+assert PaymentsState is not None
 
 ACCOUNTS = [f"ACC-{n}" for n in range(1001, 1013)] + ["ACC-1999"]
 AMOUNTS = st.one_of(
@@ -123,6 +127,7 @@ def test_random_operation_sequences_keep_the_books_balanced(ops: list[tuple[str,
         if call.status == "rejected" or PaymentsEnvironment.tools[name].kind == "read":
             assert env.state == before, f"{call.status} {PaymentsEnvironment.tools[name].kind} {name} changed the state"
         assert env.violations() == [], f"{name}({args}) broke a world invariant"
+        assert identical(env.state, canonical(PaymentsState, env.state)), f"{name} wrote a non-canonical value"
         if name == "validate_transfer":  # validation and execution agree on every input
             probe = make(seed=seed)
             probe.state = clone(env.state)
