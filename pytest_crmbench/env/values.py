@@ -149,7 +149,9 @@ class Required:
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.with_info_after_validator_function(self._check, handler(source))
 
-    def _check(self, value: str, info: ValidationInfo) -> str:
+    def _check(self, value: str | None, info: ValidationInfo) -> str | None:
+        if not isinstance(value, str):
+            return value  # an optional argument left out (Annotated[str | None, Required(...)])
         text = value.strip()
         if not text:
             field = info.field_name or "value"
@@ -171,8 +173,8 @@ class _Format:
     def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
         return core_schema.no_info_after_validator_function(self._check, handler(source))
 
-    def _check(self, value: str) -> str:
-        if not self._valid(value):
+    def _check(self, value: str | None) -> str | None:
+        if value is not None and not self._valid(value):
             raise value_rule(self.code, self.message)
         return value
 

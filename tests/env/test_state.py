@@ -6,13 +6,15 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel
 
-from pytest_crmbench import Record, StateError
+from pytest_crmbench import Record, StateError, Violation
 from pytest_crmbench.env.state import canonical, collection, collections_of, identical, revalidated
 from pytest_crmbench.environment import clone
 from pytest_crmbench.errors import EnvironmentDefinitionError
-from tests.env.shop import SEED, Customer, Event, Note, Order, ShopState
+from tests.env.shop import SEED, Customer, Event, Note, Order, ShopEnvironment, ShopState
 
 
 def test_records_know_their_id_field_noun_and_prefix() -> None:
@@ -120,3 +122,75 @@ def test_a_model_without_collections_is_still_a_state_model() -> None:
 
     assert collections_of(Flat) == ()
     assert revalidated(Flat, {"counter": "3"}, {"counter": 2}) == {"counter": 3}
+
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**15), 10**15),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.decimals(allow_nan=False, allow_infinity=False, places=3),
+    st.sampled_from(
+        ["", "CUS-1", "ORD-1", "open", "paid", "12.50", "1e308", "2026-02-30", "2026-03-01T00:00:00+00:00"]
+    ),
+)
+KEYS = st.sampled_from(
+    [
+        "customers",
+        "orders",
+        "events",
+        "notes",
+        "CUS-1",
+        "CUS-2",
+        "ORD-1",
+        "ORD-9",
+        "credit",
+        "total",
+        "status",
+        "customer_id",
+        "order_id",
+        "placed_at",
+        "name",
+        "text",
+        "x",
+    ]
+)
+TREES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
+
+
+VALUES = {
+    "credit": st.one_of(st.decimals(-5, 500, places=2), st.sampled_from(["12.5", "1e3", "0.001", 7])),
+    "total": st.one_of(st.decimals(-5, 500, places=2), st.just("30")),
+    "status": st.sampled_from(["open", "paid", "cancelled", "lost"]),
+    "customer_id": st.sampled_from(["CUS-1", "CUS-2", "CUS-404"]),
+    "name": st.text(max_size=5),
+}
+FIELD_OVERRIDES = st.one_of(
+    st.builds(
+        lambda cid, fields: {"customers": {cid: fields}},
+        st.sampled_from(["CUS-1", "CUS-2"]),
+        st.fixed_dictionaries({}, optional={k: VALUES[k] for k in ("credit", "name")}),
+    ),
+    st.builds(
+        lambda fields: {"orders": {"ORD-1": fields}},
+        st.fixed_dictionaries({}, optional={k: VALUES[k] for k in ("total", "status", "customer_id")}),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(override=st.one_of(st.dictionaries(KEYS, TREES, max_size=3), FIELD_OVERRIDES))
+def test_any_override_resets_cleanly_or_is_refused_with_paths(override: dict[str, Any]) -> None:
+    """Whatever a task author writes, a reset either builds a canonical world whose invariants can
+    be checked, or raises StateError naming fields: never another exception."""
+    try:
+        env = ShopEnvironment(override)
+    except StateError as exc:
+        assert exc.problems and all(isinstance(path, str) and message for path, message in exc.problems)
+        return
+    assert identical(canonical(ShopState, env.state), env.state)
+    assert all(isinstance(v, Violation) for v in env.violations())

@@ -165,3 +165,12 @@ def test_the_first_broken_rule_in_argument_order_is_the_rejection() -> None:
 def test_a_type_error_anywhere_makes_the_call_malformed_not_rejected() -> None:
     assert rejection_of(amount="lots", reason=" ") is None
     assert rejection_of(amount=1) is None  # a missing argument is malformed too
+
+
+def test_a_required_rule_lets_an_optional_none_through() -> None:
+    class Optional(BaseModel):
+        reason: Annotated[str | None, Required()] = None
+
+    assert Optional.model_validate({"reason": None}).reason is None
+    with pytest.raises(ValidationError, match="Give the reason"):
+        Optional.model_validate({"reason": " "})
