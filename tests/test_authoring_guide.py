@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.cli import main
+from pytest_crmbench.cli.main import main
 
 REPO = Path(__file__).parents[1]
 EXAMPLE = REPO / "docs" / "example"

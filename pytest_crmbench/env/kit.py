@@ -1,6 +1,6 @@
 """What every domain's tools need, on ``self``: records, seeded ids, the clock, world invariants.
 
-:class:`Kit` is the base of :class:`~pytest_crmbench.environment.ToolEnvironment`; nothing here
+:class:`Kit` is the base of :class:`~pytest_crmbench.env.environment.ToolEnvironment`; nothing here
 knows about tool calls. Records and ids:
 
 * ``self.get("accounts", account_id)`` — the live record, or a 404 rejection

@@ -34,7 +34,7 @@ from typing import Any, ClassVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
-from pytest_crmbench.errors import CrmbenchError, EnvironmentDefinitionError
+from pytest_crmbench.core.errors import CrmbenchError, EnvironmentDefinitionError
 
 
 class Record(BaseModel):

@@ -4,7 +4,7 @@ Every tool a contract or gold path names exists in the environment; every parame
 and literal gold argument validates against the tool's typed schema; the reset state passes the
 domain's state model and invariants (:mod:`~pytest_crmbench.release.world`); every state path
 exists in it; the contract is consistent; the domain graph exposes every tool the task names.
-Each problem is a :class:`~pytest_crmbench.errors.SpecError` at the offending field.
+Each problem is a :class:`~pytest_crmbench.core.errors.SpecError` at the offending field.
 """
 
 from __future__ import annotations
@@ -15,16 +15,16 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.core.matchers import MISSING, operator_of
+from pytest_crmbench.core.paths import deepest_existing, resolve
+from pytest_crmbench.core.spec import Task, gold_reference
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.values import REJECTION_ERROR
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.grading.paths import deepest_existing, resolve
-from pytest_crmbench.graph import CapabilityGraph
-from pytest_crmbench.loader import TaskRecord
-from pytest_crmbench.matchers import MISSING, operator_of
+from pytest_crmbench.reference.graph import CapabilityGraph
 from pytest_crmbench.release.taskset import problem
 from pytest_crmbench.release.world import initial_state
-from pytest_crmbench.spec import Task, gold_reference
 
 Loc = tuple[int | str, ...]
 

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from pytest_crmbench import Record, StateError, Violation
+from pytest_crmbench.core.errors import EnvironmentDefinitionError
+from pytest_crmbench.env.environment import clone
 from pytest_crmbench.env.state import canonical, collection, collections_of, identical, revalidated
-from pytest_crmbench.environment import clone
-from pytest_crmbench.errors import EnvironmentDefinitionError
 from tests.env.shop import SEED, Customer, Event, Note, Order, ShopEnvironment, ShopState
 
 

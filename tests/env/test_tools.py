@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_crmbench import Amount, ToolEnvironment, dry_run, tool
-from pytest_crmbench.environment import clone
-from pytest_crmbench.errors import EnvironmentDefinitionError
+from pytest_crmbench.core.errors import EnvironmentDefinitionError
+from pytest_crmbench.env.environment import clone
 from tests.env.shop import ShopEnvironment
 
 

@@ -10,8 +10,8 @@ from decimal import ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.registry import discover
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import discover
 
 ROOT = Path(__file__).parents[3]
 ENV_DIR = ROOT / "envs"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_crmbench.environment import ToolEnvironment
+from pytest_crmbench.env.environment import ToolEnvironment
 
 from .helpers import make, ok
 

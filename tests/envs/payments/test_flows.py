@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
-from pytest_crmbench.evidence import jsonable
+from pytest_crmbench.core.evidence import jsonable
 
 from .helpers import code_of, make, ok
 

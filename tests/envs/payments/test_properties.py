@@ -10,8 +10,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_crmbench.env.environment import ToolEnvironment, clone
 from pytest_crmbench.env.state import canonical, identical
-from pytest_crmbench.environment import ToolEnvironment, clone
 
 from .helpers import SEED, PaymentsEnvironment, floor_points, make, walk
 

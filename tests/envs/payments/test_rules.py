@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.environment import clone
+from pytest_crmbench.env.environment import clone
 
 from .helpers import make
 

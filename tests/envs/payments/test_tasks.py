@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from pytest_crmbench.loader import load_task_file
+from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.release.manifest import load_manifest
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.sufficiency import information_problems

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.env.state import StateError
-from pytest_crmbench.loader import load_task_file
 
 from .helpers import SEED, TASKS, PaymentsEnvironment, make, ok, walk
 

@@ -1,0 +1,467 @@
+"""ToolEnvironment: a domain's resettable state and the typed tools that act on it.
+
+Authoring a domain (``docs/authoring-tasks.md`` walks through a whole one)::
+
+    class BankEnvironment(ToolEnvironment):
+        domain = "bank"
+        state_model = BankState               # pydantic: validates the seed, overrides and writes
+
+        def default_state(self) -> dict:
+            return load_seed()                # called once per process, then reset by copying
+
+        @tool(kind="read")
+        def get_account_balance(self, account_id: str) -> dict:
+            \"\"\"Return the current balance of an account.
+
+            Args:
+                account_id: Account id such as ``ACC-1001``.
+            \"\"\"
+            account = self.get("accounts", account_id)     # 404 ACCOUNT_NOT_FOUND naming account_id
+            return {"account_id": account_id, "balance": account["balance"]}
+
+Tool JSON schemas come from the type hints and the Google-style ``Args:`` docstring section via
+pydantic. :meth:`ToolEnvironment.call` is the single entry point for every attempt: it decodes and
+validates arguments (a broken value rule such as a sub-cent :data:`~pytest_crmbench.env.values.Amount`
+is a 422 rejection), enforces which tools are exposed, runs the tool, rolls the state back on a
+:class:`Rejection` or a crash, re-validates the state after a write, and appends a
+:class:`~pytest_crmbench.core.evidence.ToolCall` to the trace. The helpers tools use (``get``,
+``insert``, ``stamp``, ``today``, invariants) are in :mod:`pytest_crmbench.env.kit`.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+import random
+import re
+import types
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+
+from pytest_crmbench.core.errors import EnvironmentDefinitionError
+from pytest_crmbench.core.evidence import ToolCall, ToolStatus
+from pytest_crmbench.env.dry_run import DryRun
+from pytest_crmbench.env.kit import Kit, Violation, collect_invariants
+from pytest_crmbench.env.rejection import REJECTION_STATUSES, Rejection, require
+from pytest_crmbench.env.state import canonical, revalidated
+from pytest_crmbench.env.values import argument_rejection
+
+__all__ = ["REJECTION_STATUSES", "Rejection", "ToolEnvironment", "ToolSpec", "clone", "deep_merge", "require", "tool"]
+
+ToolKind = Literal["read", "write"]
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A registered tool: its method, argument model and the JSON schema the model sees."""
+
+    name: str
+    kind: ToolKind
+    description: str
+    method: Callable[..., Any]
+    args_model: type[BaseModel]
+    dry_run: DryRun | None = None
+    """Set for a dry-run tool: a broken rule is answered ``valid: false``, not rejected."""
+
+    def json_schema(self) -> dict[str, Any]:
+        """OpenAI-style function schema (``{"type": "function", "function": {...}}``).
+
+        Built once per tool (tau2-bench regenerates schemas on every model call: 7 % of its CPU);
+        callers get a copy they may modify.
+        """
+        schema: dict[str, Any] = clone(_function_schema(self.name, self.description, self.args_model))
+        return schema
+
+
+def tool(fn: object = None, /, *, kind: ToolKind | None = None, name: str | None = None) -> Callable[[F], F]:
+    """Register a method of a :class:`ToolEnvironment` subclass as a tool: ``@tool(kind="read")``.
+
+    Every tool declares its kind. ``read`` promises the tool never changes state (no rollback
+    snapshot, no re-validation; the mutation audit treats it as harmless to repeat or reorder);
+    ``write`` tools are snapshotted, rolled back on a rejection and re-validated after success.
+    """
+    if fn is not None or kind not in ("read", "write"):
+        where = f" on {getattr(fn, '__qualname__', fn)}" if fn is not None else ""
+        raise EnvironmentDefinitionError(f"@tool{where}: declare the kind, @tool(kind='read') or @tool(kind='write')")
+
+    def mark(method: F) -> F:
+        method.__crm_tool__ = (name or method.__name__, kind)  # type: ignore[attr-defined]
+        return method
+
+    return mark
+
+
+class ToolEnvironment(Kit):
+    """Base class of every domain environment. See the module docstring for an example.
+
+    A domain larger than one file splits its tools over mixins, each a ``ToolEnvironment``
+    subclass without a ``domain``; the concrete class inherits them all, and its tools are those
+    of its bases, left to right, then its own.
+    """
+
+    domain: ClassVar[str] = ""
+    tools: ClassVar[dict[str, ToolSpec]] = {}
+    _default_cache: ClassVar[dict[str, Any] | None] = None
+    _default_violations: ClassVar[tuple[Violation, ...] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        inherited: dict[str, ToolSpec] = {}
+        for base in cls.__bases__:  # left to right, as the MRO resolves a name defined twice
+            for name, spec in getattr(base, "tools", {}).items():
+                inherited.setdefault(name, spec)
+        cls.tools = {**inherited, **_collect_tools(cls)}
+        cls.invariants = collect_invariants(cls)
+        cls._default_cache = None
+        cls._default_violations = None
+        if cls.domain:
+            _check_dry_runs(cls)
+
+    def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:
+        # ``initial_state`` is a sparse override; the merged tree is kept untouched as the
+        # reference for protected-path checks, and the live state is a private copy of it.
+        self.initial_state: dict[str, Any] = self.initial_state_for(initial_state)
+        self.state: dict[str, Any] = clone(self.initial_state)
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.trace: list[ToolCall] = []
+        self._issued_ids: set[str] = set()
+        self._ticks = 0
+
+    # -- the domain's part -------------------------------------------------------------------
+
+    def default_state(self) -> dict[str, Any]:
+        """The resettable world. Called once per process; must be deterministic and JSON-like."""
+        raise NotImplementedError(f"{type(self).__name__} must implement default_state()")
+
+    @classmethod
+    def cached_default_state(cls) -> dict[str, Any]:
+        """The default world, validated by ``state_model`` once per process (a :class:`StateError`
+        names every field of the seed the model refuses)."""
+        if cls._default_cache is None:
+            raw = cls.default_state(cls.__new__(cls))
+            cls._default_cache = canonical(cls.state_model, raw, where="seed") if cls.state_model else raw
+        return cls._default_cache
+
+    @classmethod
+    def default_violations(cls) -> tuple[Violation, ...]:
+        """The world invariants the default state breaks (none, for a sound seed); once per process."""
+        if cls._default_violations is None:
+            cls._default_violations = tuple(cls().violations())
+        return cls._default_violations
+
+    @classmethod
+    def initial_state_for(cls, override: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The state a reset starts from: the default with the sparse ``override`` merged in, then
+        validated and coerced by ``state_model`` (YAML ``180.5`` becomes ``Decimal("180.50")``)."""
+        merged = deep_merge(cls.cached_default_state(), override or {})
+        if cls.state_model is None or not override:
+            return merged
+        return canonical(cls.state_model, merged, where="initial_state")
+
+    # -- the harness's part ------------------------------------------------------------------
+
+    @classmethod
+    def tool_names(cls) -> list[str]:
+        return list(cls.tools)
+
+    @classmethod
+    def tool_schemas(cls, names: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """Schemas of all tools, or of ``names`` in registry order (unknown names are ignored)."""
+        return [spec.json_schema() for name, spec in cls.tools.items() if names is None or name in names]
+
+    def call(
+        self,
+        name: str,
+        arguments: str | Mapping[str, Any] | None = None,
+        *,
+        turn: int = 0,
+        node: str | None = None,
+        exposed: Collection[str] | None = None,
+    ) -> ToolCall:
+        """Attempt one tool call and record it. Never raises for anything the model can send."""
+        decoded, problem = _decode_arguments(arguments)
+        spec = self.tools.get(name)
+        if problem is None and spec is None:
+            problem = {
+                "type": "unknown_tool",
+                "message": f"No tool named {name!r}. Available: {', '.join(self._visible(exposed))}.",
+            }
+        elif problem is None and exposed is not None and name not in exposed:
+            problem = {
+                "type": "unexposed_tool",
+                "message": f"Tool {name!r} is not available here. Available: {', '.join(self._visible(exposed))}.",
+            }
+        if problem is not None:
+            return self._record(turn, node, name, decoded, "error", error=problem)
+        assert spec is not None and isinstance(decoded, dict)
+        try:
+            validated = spec.args_model.model_validate(decoded)
+        except ValidationError as exc:
+            rejection = argument_rejection(exc)
+            if rejection is None:
+                return self._record(turn, node, name, decoded, "error", error=_validation_problem(exc))
+            return self._refuse(turn, node, spec, decoded, rejection, effective=None)
+        snapshot = clone(self.state) if spec.kind == "write" else None
+        effective = {field: getattr(validated, field) for field in type(validated).model_fields}
+        try:
+            result = spec.method(self, **effective)
+            if snapshot is not None and self.state_model is not None:
+                # The model is the one source of truth: a write must leave a state it accepts.
+                self.state = revalidated(self.state_model, self.state, snapshot)
+        except Rejection as rejection:
+            self._restore(snapshot)
+            return self._refuse(turn, node, spec, decoded, rejection, effective=effective)
+        except Exception as exc:  # a bug in the domain must not crash the episode
+            self._restore(snapshot)
+            error = {"type": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
+            return self._record(turn, node, name, decoded, "error", error=error, effective=effective)
+        # A copy: a tool returning a piece of live state must not see its trace rewritten later.
+        return self._record(turn, node, name, decoded, "ok", result=clone(result), effective=effective)
+
+    def _refuse(
+        self,
+        turn: int,
+        node: str | None,
+        spec: ToolSpec,
+        arguments: Any,
+        rejection: Rejection,
+        *,
+        effective: dict[str, Any] | None,
+    ) -> ToolCall:
+        """Record a broken rule: a rejection, or a dry run's negative (``ok``) answer."""
+        if spec.dry_run is not None:
+            result = spec.dry_run.refused(rejection)
+            return self._record(turn, node, spec.name, arguments, "ok", result=result, effective=effective)
+        error = rejection.as_error()
+        return self._record(turn, node, spec.name, arguments, "rejected", error=error, effective=effective)
+
+    def _visible(self, exposed: Collection[str] | None) -> list[str]:
+        return [n for n in self.tools if exposed is None or n in exposed]
+
+    def _restore(self, snapshot: dict[str, Any] | None) -> None:
+        if snapshot is not None:
+            self.state = snapshot
+
+    def _record(
+        self,
+        turn: int,
+        node: str | None,
+        name: str,
+        arguments: Any,
+        status: ToolStatus,
+        *,
+        result: Any = None,
+        error: dict[str, Any] | None = None,
+        effective: dict[str, Any] | None = None,
+    ) -> ToolCall:
+        call = ToolCall(
+            index=len(self.trace),
+            turn=turn,
+            node=node,
+            name=name,
+            arguments=arguments,
+            status=status,
+            result=result,
+            error=error,
+            effective_arguments=effective,
+        )
+        self.trace.append(call)
+        return call
+
+
+# -- tool registration internals -------------------------------------------------------------
+
+
+@functools.cache
+def _function_schema(name: str, description: str, args_model: type[BaseModel]) -> dict[str, Any]:
+    parameters = _strip_titles(args_model.model_json_schema())
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+def _collect_tools(cls: type) -> dict[str, ToolSpec]:
+    found: dict[str, ToolSpec] = {}
+    for attr, method in vars(cls).items():
+        marker = getattr(method, "__crm_tool__", None)
+        dry_run: DryRun | None = getattr(method, "__crm_dry_run__", None)
+        if marker is None and dry_run is None:
+            continue
+        description, arg_docs = parse_docstring(inspect.getdoc(method) or "")
+        if not description:
+            raise EnvironmentDefinitionError(
+                f"{cls.__name__}.{attr}: a tool needs a docstring (it is the model's description)"
+            )
+        args_model = _args_model(cls, method, arg_docs)
+        if dry_run is not None:
+            found[dry_run.name] = ToolSpec(
+                dry_run.name, "read", description, _answering(method, dry_run), args_model, dry_run
+            )
+        elif marker is not None:
+            name, kind = marker
+            found[name] = ToolSpec(name, kind, description, method, args_model)
+    return found
+
+
+def _answering(check: Callable[..., Any], dry_run: DryRun) -> Callable[..., Any]:
+    """The dry-run tool: the check method, its preview answered as ``valid: true``."""
+
+    @functools.wraps(check)
+    def answer(env: ToolEnvironment, **arguments: Any) -> dict[str, Any]:
+        return dry_run.passed(check(env, **arguments))
+
+    return answer
+
+
+def _check_dry_runs(cls: type[ToolEnvironment]) -> None:
+    """A dry run mirrors a write tool of the domain and takes a subset of its arguments, same types."""
+    for spec in cls.tools.values():
+        if spec.dry_run is None:
+            continue
+        target = cls.tools.get(spec.dry_run.of)
+        if target is None or target.kind != "write":
+            raise EnvironmentDefinitionError(
+                f"{cls.__name__}: dry run {spec.name!r} mirrors {spec.dry_run.of!r}, which is not a write tool of the domain"
+            )
+        mine, theirs = spec.args_model.model_fields, target.args_model.model_fields
+        for arg, field in mine.items():
+            if arg not in theirs or theirs[arg].rebuild_annotation() != field.rebuild_annotation():
+                raise EnvironmentDefinitionError(
+                    f"{cls.__name__}: dry run {spec.name!r} argument {arg!r} must also be an argument of "
+                    f"{target.name!r} with the same type"
+                )
+
+
+def _args_model(cls: type, method: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:
+    try:
+        hints = get_type_hints(method, include_extras=True)
+    except Exception as exc:
+        raise EnvironmentDefinitionError(f"{cls.__name__}.{method.__name__}: cannot resolve type hints: {exc}") from exc
+    fields: dict[str, Any] = {}
+    for param in list(inspect.signature(method).parameters.values())[1:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise EnvironmentDefinitionError(f"{cls.__name__}.{method.__name__}: tools cannot take *args/**kwargs")
+        if param.name not in hints:
+            raise EnvironmentDefinitionError(
+                f"{cls.__name__}.{method.__name__}: parameter {param.name!r} needs a type hint"
+            )
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        annotation = _no_bool_numbers(hints[param.name])
+        fields[param.name] = (annotation, Field(default, description=arg_docs.get(param.name)))
+    model_name = "".join(part.title() for part in method.__name__.split("_")) + "Args"
+    return create_model(model_name, __config__=ConfigDict(extra="forbid"), **fields)
+
+
+def _reject_bool(value: Any) -> Any:
+    if isinstance(value, bool):
+        raise ValueError("expected a number, got a boolean")
+    return value
+
+
+def _no_bool_numbers(annotation: Any) -> Any:
+    """Numeric parameters refuse JSON booleans (pydantic's lax mode would turn ``true`` into 1).
+
+    Everything else stays lax on purpose: a JSON number for a ``Decimal`` amount, say.
+    """
+    if annotation in (int, float, Decimal):
+        return Annotated[annotation, BeforeValidator(_reject_bool)]
+    if get_origin(annotation) in (Union, types.UnionType):
+        return Union[tuple(_no_bool_numbers(arg) for arg in get_args(annotation))]  # noqa: UP007
+    return annotation
+
+
+_ARG_LINE = re.compile(r"^\s{2,}(\*{0,2}\w+)(?:\s*\([^)]*\))?:\s*(.*)$")
+
+
+def parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google-style docstring into (description, {arg: description})."""
+    description_lines: list[str] = []
+    args: dict[str, str] = {}
+    section = "description"
+    current: str | None = None
+    for line in doc.splitlines():
+        header = line.strip().rstrip(":").lower()
+        if line.strip().endswith(":") and header in (
+            "args",
+            "arguments",
+            "parameters",
+            "returns",
+            "raises",
+            "example",
+            "examples",
+        ):
+            section = "args" if header in ("args", "arguments", "parameters") else "other"
+            continue
+        if section == "description":
+            description_lines.append(line)
+        elif section == "args":
+            match = _ARG_LINE.match(line)
+            if match:
+                current = match.group(1)
+                args[current] = match.group(2).strip()
+            elif current and line.strip():
+                args[current] = f"{args[current]} {line.strip()}".strip()
+    return " ".join(" ".join(description_lines).split()), args
+
+
+def _strip_titles(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def _decode_arguments(arguments: str | Mapping[str, Any] | None) -> tuple[Any, dict[str, Any] | None]:
+    if arguments is None or arguments == "":
+        return {}, None
+    if isinstance(arguments, Mapping):
+        return dict(arguments), None
+    if isinstance(arguments, str):
+        try:
+            decoded = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return arguments, {"type": "invalid_json", "message": f"Arguments are not valid JSON: {exc}"}
+        if isinstance(decoded, dict):
+            return decoded, None
+        return arguments, {"type": "invalid_arguments", "message": "Arguments must be a JSON object."}
+    return repr(arguments), {"type": "invalid_arguments", "message": "Arguments must be a JSON object."}
+
+
+def _validation_problem(exc: ValidationError) -> dict[str, Any]:
+    details = [
+        f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+        for err in exc.errors(include_url=False)
+    ]
+    return {"type": "invalid_arguments", "message": "Arguments do not match the tool schema: " + "; ".join(details)}
+
+
+# -- state trees -----------------------------------------------------------------------------
+
+
+def clone(tree: Any) -> Any:
+    """Copy a JSON-like tree (dicts, lists, scalars); faster than ``copy.deepcopy`` for this shape."""
+    if type(tree) is dict:
+        return {k: clone(v) if type(v) in (dict, list) else v for k, v in tree.items()}
+    if type(tree) is list:
+        return [clone(v) if type(v) in (dict, list) else v for v in tree]
+    return tree
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` with ``override`` merged in: mappings merge recursively, anything else replaces.
+
+    Neither input is modified; subtrees the override does not touch are shared with ``base``.
+    """
+    merged = dict(base)
+    for key, value in override.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
