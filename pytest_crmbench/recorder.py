@@ -21,7 +21,8 @@ import pytest
 from pytest_crmbench import __version__, report, tables
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.evidence import jsonable
-from pytest_crmbench.gates import Gates, GateVerdict, check_fraction, evaluate
+from pytest_crmbench.gates import Gates, GateVerdict, check_fraction, check_significance, evaluate
+from pytest_crmbench.paired import flip_lines
 from pytest_crmbench.optionvalue import option_value, required_value
 from pytest_crmbench.results import (
     RESULT_PROPERTY,
@@ -103,6 +104,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="Percentage points of allowed drop against --crm-compare. Default 0.",
     )
     group.addoption(
+        "--crm-significance",
+        dest="crm_significance",
+        type=float,
+        metavar="ALPHA",
+        help="With --crm-compare: fail on a drop only when the paired test's p-value is below ALPHA (e.g. 0.05).",
+    )
+    group.addoption(
         "--crm-max-infra",
         dest="crm_max_infra",
         type=int,
@@ -114,6 +122,7 @@ def add_options(parser: pytest.Parser) -> None:
     parser.addini("crm_fail_under", "Minimum strict accuracy as a fraction (see --crm-fail-under).", default="")
     parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
     parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
+    parser.addini("crm_significance", "Significance level a drop must reach (see --crm-significance).", default="")
     parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
 
 
@@ -150,9 +159,12 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
         max_drop=option_value(config, "crm_max_drop", float),
         max_infra=option_value(config, "crm_max_infra", int),
+        significance=option_value(config, "crm_significance", _significance),
     )
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
+    if gates.significance is not None and gates.compare is None:
+        raise pytest.UsageError("--crm-significance needs --crm-compare=BASELINE_RUN")
     return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates)
 
 
@@ -161,6 +173,13 @@ def _fraction(raw: str | float) -> float:
         return check_fraction(float(raw))
     except ValueError as exc:
         raise pytest.UsageError(f"--crm-fail-under / crm_fail_under: {exc}") from None
+
+
+def _significance(raw: str | float) -> float:
+    try:
+        return check_significance(float(raw))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--crm-significance / crm_significance: {exc}") from None
 
 
 def system_name(settings: RunSettings) -> str:
@@ -448,7 +467,7 @@ class RunRecorder:
             if self.not_run:
                 # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
                 failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
-                self.verdict = GateVerdict(failures, self.verdict.notes)
+                self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
             self._gate_exit_status(session, self.verdict)
 
     def _gate_exit_status(self, session: pytest.Session, verdict: GateVerdict) -> None:
@@ -505,6 +524,11 @@ class RunRecorder:
             if self.verdict.passed:
                 notes = "; ".join(self.verdict.notes)
                 terminalreporter.write_line(f"crmbench gate passed: {notes}", green=True)
+            comparison = self.verdict.comparison
+            if comparison is not None and terminalreporter.config.get_verbosity() >= 0:
+                terminalreporter.write_line(f"compared with the baseline: {comparison.summary()}")
+                for line in flip_lines(comparison):
+                    terminalreporter.write_line(f"  {line}")
 
 
 def configure(config: pytest.Config, settings: RunSettings, is_worker: bool) -> None:

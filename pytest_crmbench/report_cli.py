@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_crmbench import report, tables
-from pytest_crmbench.gates import Gates, check_fraction, evaluate
+from pytest_crmbench.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.paired import flip_lines
 from pytest_crmbench.regrade import regrade, summary_lines
 from pytest_crmbench.results import to_json
 from pytest_crmbench.rundir import SavedRun, load_run
@@ -44,19 +45,35 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    gates = Gates(fail_under=args.fail_under, compare=args.compare, max_drop=args.max_drop, max_infra=args.max_infra)
+    gates = Gates(
+        fail_under=args.fail_under,
+        compare=args.compare,
+        max_drop=args.max_drop,
+        max_infra=args.max_infra,
+        significance=args.significance,
+    )
     baseline = load_run(args.compare).records if args.compare else None
     verdict = evaluate(gates, load_run(args.run).records, baseline)
     for failure in verdict.failures:
         print(f"crmbench gate FAILED: {failure}")
     if verdict.passed:
         print("crmbench gate passed: " + "; ".join(verdict.notes))
+    if verdict.comparison is not None:
+        print(f"compared with the baseline: {verdict.comparison.summary()}")
+        print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
     return OK if verdict.passed else FAILED
 
 
 def _fraction(raw: str) -> float:
     try:
         return check_fraction(float(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _significance(raw: str) -> float:
+    try:
+        return check_significance(float(raw))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -85,4 +102,10 @@ def add_commands(commands: Any) -> None:
     gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
     gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
     gate.add_argument("--max-infra", type=int, metavar="N", help="Allowed infra/error results.")
+    gate.add_argument(
+        "--significance",
+        type=_significance,
+        metavar="ALPHA",
+        help="Fail on a drop only when the paired test is significant at ALPHA (e.g. 0.05).",
+    )
     gate.set_defaults(handler=_gate)
