@@ -22,8 +22,8 @@ from pytest_crmbench import __version__, report, tables
 from pytest_crmbench.errors import CrmbenchError
 from pytest_crmbench.evidence import jsonable
 from pytest_crmbench.gates import Gates, GateVerdict, check_fraction, check_significance, evaluate
-from pytest_crmbench.paired import flip_lines
 from pytest_crmbench.optionvalue import option_value, required_value
+from pytest_crmbench.paired import flip_lines
 from pytest_crmbench.results import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
