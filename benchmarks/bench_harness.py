@@ -25,13 +25,13 @@ from pathlib import Path
 
 import yaml
 
-from pytest_crmbench.agents import GoldAgent
-from pytest_crmbench.episode import run_episode
+from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.seeding import derive_seed
+from pytest_crmbench.core.users import ScriptedUser
+from pytest_crmbench.env.registry import discover
 from pytest_crmbench.grading import grade
-from pytest_crmbench.loader import load_task_file
-from pytest_crmbench.registry import discover
-from pytest_crmbench.seeding import derive_seed
-from pytest_crmbench.users import ScriptedUser
+from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.episode import run_episode
 
 REPO = Path(__file__).resolve().parents[1]
 MINI = REPO / "tests" / "data"

@@ -2,7 +2,7 @@
 
 Runs ``pytest`` on N copies of spec case A (``payments_transfer_insufficient_then_retry_01``: router,
 node agent, simulator and judge calls, 12 requests per task) with the graph agent, against a
-:class:`~pytest_crmbench.fakellm.FakeLLM` in a *separate* process (its CPU is not counted), and
+:class:`~pytest_crmbench.models.fakellm.FakeLLM` in a *separate* process (its CPU is not counted), and
 reports for each concurrency:
 
 * requests served, wall time, process CPU (user + sys of pytest and its children) and peak RSS;
@@ -34,7 +34,7 @@ CASE_A = "payments_transfer_insufficient_then_retry_01"
 def serve(latency: float) -> None:
     """Child mode: run the fake server until stdin closes, then print the request counts."""
     sys.path.insert(0, str(REPO))
-    from pytest_crmbench.fakellm import FakeLLM
+    from pytest_crmbench.models.fakellm import FakeLLM
     from tests.llm_script import PAYMENTS_SCENARIOS, Script
 
     with FakeLLM(Script(PAYMENTS_SCENARIOS), latency_s=latency, lifetime_s=3600) as server:
@@ -100,7 +100,7 @@ def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, 
 
 
 def startup_cpu() -> float:
-    code = "from pytest_crmbench.llm import litellm_module; litellm_module()"
+    code = "from pytest_crmbench.models.llm import litellm_module; litellm_module()"
     return timed([sys.executable, "-c", code], REPO)["cpu"]
 
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import ToolBox
-from pytest_crmbench.evidence import Message
-from pytest_crmbench.loader import TaskRecord, load_task_file
-from pytest_crmbench.registry import discover
-from pytest_crmbench.spec import Task
+from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.core.loader import TaskRecord, load_task_file
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import discover
+from pytest_crmbench.run.episode import ToolBox
 
 DATA = Path(__file__).parent / "data"
 
@@ -58,7 +58,7 @@ class ListUser:
         return self.lines[0]
 
     def respond(self, conversation: Sequence[Message]) -> Any:
-        from pytest_crmbench.users import UserDecision
+        from pytest_crmbench.core.users import UserDecision
 
         user_turns = sum(1 for m in conversation if m.role == "user")
         return (

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_crmbench.fakellm import FakeRequest, HttpError, Reply, completion, json_completion
+from pytest_crmbench.models.fakellm import FakeRequest, HttpError, Reply, completion, json_completion
 
 Args = dict[str, Any] | str | Callable[[FakeRequest], str]
 """Tool arguments: a mapping, a raw string (possibly malformed JSON), or computed from the request."""

@@ -1,11 +1,12 @@
 import pytest
 
-from pytest_crmbench.agents import BUILTIN_AGENTS, AgentContext, GoldAgent, NullAgent, load_factory
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import run_episode
-from pytest_crmbench.errors import AgentConfigError
-from pytest_crmbench.spec import Task
-from pytest_crmbench.users import ScriptedUser
+from pytest_crmbench.core.errors import AgentConfigError
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.users import ScriptedUser
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.reference.agents import BUILTIN_AGENTS, load_factory
+from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.episode import AgentContext, run_episode
 
 
 def test_builtin_factories(mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]) -> None:
@@ -18,7 +19,7 @@ def test_builtin_factories(mini_tasks: dict[str, Task], mini_env_class: type[Too
 
 
 def test_factory_path_resolves_a_callable() -> None:
-    assert load_factory("pytest_crmbench.agents:NullAgent") is NullAgent
+    assert load_factory("pytest_crmbench.run.agents:NullAgent") is NullAgent
 
 
 @pytest.mark.parametrize(
@@ -26,7 +27,7 @@ def test_factory_path_resolves_a_callable() -> None:
     [
         ("nonsense", "unknown agent 'nonsense'"),
         ("no_such_module_xyz:make", "cannot import 'no_such_module_xyz'"),
-        ("pytest_crmbench.agents:missing", "has no callable 'missing'"),
+        ("pytest_crmbench.run.agents:missing", "has no callable 'missing'"),
         (":make", "unknown agent"),
     ],
 )

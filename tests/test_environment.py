@@ -3,8 +3,8 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.environment import Rejection, ToolEnvironment, clone, deep_merge, parse_docstring, tool
-from pytest_crmbench.errors import EnvironmentDefinitionError
+from pytest_crmbench.core.errors import EnvironmentDefinitionError
+from pytest_crmbench.env.environment import Rejection, ToolEnvironment, clone, deep_merge, parse_docstring, tool
 
 
 def test_schema_comes_from_type_hints_and_docstring(mini_env_class: type[ToolEnvironment]) -> None:

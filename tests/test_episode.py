@@ -1,12 +1,12 @@
 from collections.abc import Sequence
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import ToolBox, run_episode
-from pytest_crmbench.errors import AgentAbort, InfraError
-from pytest_crmbench.evidence import Message
-from pytest_crmbench.render import transcript
-from pytest_crmbench.spec import Task
-from pytest_crmbench.users import ScriptedUser
+from pytest_crmbench.core.errors import AgentAbort, InfraError
+from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.users import ScriptedUser
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.results.render import transcript
+from pytest_crmbench.run.episode import ToolBox, run_episode
 
 from .conftest import ListUser
 
@@ -85,7 +85,7 @@ def test_scripted_user_opens_with_the_opening_or_the_goal(mini_tasks: dict[str, 
 def test_usage_adds_up_and_an_unknown_price_stays_unknown() -> None:
     from decimal import Decimal
 
-    from pytest_crmbench.evidence import Usage
+    from pytest_crmbench.core.evidence import Usage
 
     usage = Usage()
     usage.add(prompt_tokens=100, completion_tokens=10, cost_usd=Decimal("0.001"), latency_s=0.5)
@@ -105,8 +105,8 @@ def test_usage_adds_up_and_an_unknown_price_stays_unknown() -> None:
 def test_a_simulator_that_runs_past_the_task_limit_is_infra_not_the_agents_timeout(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
-    from pytest_crmbench.episode import Limits
-    from pytest_crmbench.users import UserDecision
+    from pytest_crmbench.core.users import UserDecision
+    from pytest_crmbench.run.episode import Limits
 
     task = mini_tasks["mini_balance_only_01"]
     now = [0.0]

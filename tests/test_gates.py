@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_crmbench.gates import Gates, evaluate, fails_under
-from pytest_crmbench.results import ResultRecord
+from pytest_crmbench.results.gates import Gates, evaluate, fails_under
+from pytest_crmbench.results.records import ResultRecord
 
 
 def rec(task: str, outcome: str = "success", domain: str = "d1") -> ResultRecord:
@@ -66,7 +66,7 @@ def test_gates_are_inactive_without_options() -> None:
 def test_fail_under_is_a_fraction_and_a_percent_is_refused() -> None:
     import pytest
 
-    from pytest_crmbench.gates import check_fraction
+    from pytest_crmbench.results.gates import check_fraction
 
     assert check_fraction(0.8) == 0.8
     assert check_fraction(1) == 1
@@ -76,7 +76,7 @@ def test_fail_under_is_a_fraction_and_a_percent_is_refused() -> None:
 
 
 def test_a_passing_gate_still_names_the_excluded_results() -> None:
-    from pytest_crmbench.results import ResultRecord
+    from pytest_crmbench.results.records import ResultRecord
 
     records = [ResultRecord(task_id="a", outcome="success"), ResultRecord(task_id="b", outcome="error")]
     verdict = evaluate(Gates(fail_under=0.5), records, None)
@@ -134,7 +134,7 @@ def test_per_domain_tests_share_the_significance_level() -> None:
 def test_significance_is_a_level_not_a_percent() -> None:
     import pytest
 
-    from pytest_crmbench.gates import check_significance
+    from pytest_crmbench.results.gates import check_significance
 
     assert check_significance(0.05) == 0.05
     for wrong in (0, 1, 5, -0.1):

@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecErrors
-from pytest_crmbench.graph import find_graph, load_graph
+from pytest_crmbench.core.errors import SpecErrors
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.reference.graph import find_graph, load_graph
 
 from .conftest import DATA
 

@@ -1,8 +1,8 @@
 from decimal import Decimal
 from pathlib import Path
 
-from pytest_crmbench.hashing import canonical_json, combined_hash, content_hash, file_hash
-from pytest_crmbench.loader import parse_task_text
+from pytest_crmbench.core.hashing import canonical_json, combined_hash, content_hash, file_hash
+from pytest_crmbench.core.loader import parse_task_text
 
 TASK = "- id: d_x_01\n  domain: d\n  capabilities: [x]\n  difficulty: easy\n  user: {persona: p, goal: g, stop: s}\n  contract: {expected_state: {a: 1.50}}\n  gold: {reply: r}\n"
 REFORMATTED = """

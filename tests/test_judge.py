@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.judge import validate
+from pytest_crmbench.models.judge import validate
 
 CRITERIA = ["Says the transfer failed", "Gives the new balance"]
 SAID = ["The transfer failed: insufficient funds.", "Your new balance is $130.00."]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.errors import CrmbenchError
-from pytest_crmbench.llm import Price, classify, load_price_table, parse_json_object, redact
+from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.models.llm import Price, classify, load_price_table, parse_json_object, redact
 
 
 class FakeError(Exception):

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 import uuid
 
-from pytest_crmbench.fakellm import FakeLLM, completion
-from pytest_crmbench.llm import ModelClient, ModelConfig
+from pytest_crmbench.models.fakellm import FakeLLM, completion
+from pytest_crmbench.models.llm import ModelClient, ModelConfig
 
 
 def test_threads_waiting_for_the_first_call_then_run_concurrently() -> None:

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.errors import SpecErrors
-from pytest_crmbench.loader import format_loc, load_task_file, parse_task_text
+from pytest_crmbench.core.errors import SpecErrors
+from pytest_crmbench.core.loader import format_loc, load_task_file, parse_task_text
 
 from .conftest import DATA
 

@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from pytest_crmbench.matchers import MISSING, check_constraint, describe, matches, values_equal
+from pytest_crmbench.core.matchers import MISSING, check_constraint, describe, matches, values_equal
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_crmbench.paired import BOOTSTRAP, MCNEMAR, by_domain, compare, flip_lines, pair_tasks
-from pytest_crmbench.results import ResultRecord
+from pytest_crmbench.results.paired import BOOTSTRAP, MCNEMAR, by_domain, compare, flip_lines, pair_tasks
+from pytest_crmbench.results.records import ResultRecord
 
 
 def rec(task: str, outcome: str = "success", trial: int = 0, domain: str = "d1") -> ResultRecord:

@@ -9,10 +9,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_crmbench.environment import ToolEnvironment, clone
-from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.core.spec import Contract
+from pytest_crmbench.env.environment import ToolEnvironment, clone
 from pytest_crmbench.grading import checks
-from pytest_crmbench.spec import Contract
 
 NAMES = ["a", "b", "c"]
 STATUSES = ["ok", "rejected", "error"]

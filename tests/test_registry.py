@@ -2,9 +2,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import EnvironmentDefinitionError, UnknownDomainError
-from pytest_crmbench.registry import discover, environment_for
+from pytest_crmbench.core.errors import EnvironmentDefinitionError, UnknownDomainError
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import discover, environment_for
 
 from .conftest import DATA
 

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.agents import GoldAgent
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import run_episode
-from pytest_crmbench.errors import CrmbenchError
-from pytest_crmbench.evidence import jsonable
+from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.core.evidence import jsonable
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.users import ScriptedUser
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
-from pytest_crmbench.regrade import regrade, regrade_entry, state_differences, summary_lines
-from pytest_crmbench.spec import Task
-from pytest_crmbench.users import ScriptedUser
+from pytest_crmbench.results.regrade import regrade, regrade_entry, state_differences, summary_lines
+from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.episode import run_episode
 
 from .conftest import DATA
 
@@ -135,9 +135,9 @@ def test_state_differences_lists_paths() -> None:
 
 
 def test_saved_judge_keeps_the_contradiction_flag(mini_tasks: dict[str, Any]) -> None:
-    from pytest_crmbench.evidence import Evidence, Termination
+    from pytest_crmbench.core.evidence import Evidence, Termination
     from pytest_crmbench.grading import grade
-    from pytest_crmbench.regrade import saved_judge
+    from pytest_crmbench.results.regrade import saved_judge
 
     task = mini_tasks["mini_balance_only_01"]
     saved = [

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench import report, tables
-from pytest_crmbench.report import Count, RunInput, build, summarize
-from pytest_crmbench.results import CheckRecord, ResultRecord, UsageRecord
+from pytest_crmbench.results import report, tables
+from pytest_crmbench.results.records import CheckRecord, ResultRecord, UsageRecord
+from pytest_crmbench.results.report import Count, RunInput, build, summarize
 
 
 def check(family: str, status: str = "passed") -> CheckRecord:

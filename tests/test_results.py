@@ -7,13 +7,13 @@ from decimal import Decimal
 
 import pytest
 
-from pytest_crmbench.agents import GoldAgent
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import run_episode
-from pytest_crmbench.evidence import Evidence, Usage
+from pytest_crmbench.core.evidence import Evidence, Usage
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.users import ScriptedUser
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import TaskVerdict
-from pytest_crmbench.results import (
+from pytest_crmbench.results.records import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
     build_record,
@@ -22,9 +22,9 @@ from pytest_crmbench.results import (
     finished_properties,
     result_properties,
 )
-from pytest_crmbench.settings import RunSettings
-from pytest_crmbench.spec import Task
-from pytest_crmbench.users import ScriptedUser
+from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.episode import run_episode
+from pytest_crmbench.run.settings import RunSettings
 
 
 def gold_episode(task: Task, env_class: type[ToolEnvironment], trial: int = 0) -> tuple[Evidence, TaskVerdict]:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.results import ResultRecord, encode_record
-from pytest_crmbench.rundir import (
+from pytest_crmbench.results.records import ResultRecord, encode_record
+from pytest_crmbench.results.rundir import (
     REDACTED,
     RunDir,
     RunDirError,
@@ -108,7 +108,7 @@ def test_resume_compares_hash_agent_models_and_settings() -> None:
 def test_urls_lose_their_credentials_wherever_they_appear() -> None:
     import json
 
-    from pytest_crmbench.rundir import redact, scrub_urls
+    from pytest_crmbench.results.rundir import redact, scrub_urls
 
     arg = "--crm-api-base=https://alice:sk-live-SECRET@proxy.example.com/v1?api_key=QUERYSECRET"
     assert scrub_urls(arg) == "--crm-api-base=https://<redacted>@proxy.example.com/v1?<redacted>"

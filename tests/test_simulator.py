@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from pytest_crmbench.evidence import Message
-from pytest_crmbench.llm import ModelClient, ModelConfig
-from pytest_crmbench.simulator import LLMUser, facts
-from pytest_crmbench.spec import Task
+from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.models.llm import ModelClient, ModelConfig
+from pytest_crmbench.models.simulator import LLMUser, facts
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from pytest_crmbench.cli import main
-from pytest_crmbench.spec import Contract, Task, task_json_schema
+from pytest_crmbench.cli.main import main
+from pytest_crmbench.core.spec import Contract, Task, task_json_schema
 
 BASE = {
     "id": "d_x_01",

@@ -5,7 +5,7 @@ from math import isclose, sqrt
 
 import pytest
 
-from pytest_crmbench.stats import (
+from pytest_crmbench.results.stats import (
     Interval,
     average_ranks,
     cluster_bootstrap,

@@ -15,7 +15,7 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from pytest_crmbench.stats import cluster_bootstrap, mcnemar_exact, paired_bootstrap, percentile, wilson
+from pytest_crmbench.results.stats import cluster_bootstrap, mcnemar_exact, paired_bootstrap, percentile, wilson
 
 RESAMPLES = 4000
 

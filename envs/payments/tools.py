@@ -19,7 +19,7 @@ from decimal import ROUND_FLOOR, Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_crmbench.environment import Rejection, ToolEnvironment, clone, tool
+from pytest_crmbench.env.environment import Rejection, ToolEnvironment, clone, tool
 
 from .data_model import DisputeReason
 

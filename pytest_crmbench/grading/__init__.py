@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pytest_crmbench.errors import InfraError
-from pytest_crmbench.evidence import FAILED_TERMINATIONS, Evidence
+from pytest_crmbench.core.errors import InfraError
+from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, Evidence
+from pytest_crmbench.core.spec import Task
 from pytest_crmbench.grading import checks
 from pytest_crmbench.grading.verdict import CheckVerdict, Outcome, TaskVerdict, primary_label
-from pytest_crmbench.spec import Task
 
 ReplyJudge = Callable[[Task, Evidence], list[CheckVerdict]]
 """Grades ``task.contract.reply_criteria`` against the visible conversation (one verdict each)."""

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_crmbench.evidence import ToolCall
-from pytest_crmbench.grading.paths import deepest_existing, resolve
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.core.matchers import MISSING, describe, matches, show, values_equal
+from pytest_crmbench.core.paths import deepest_existing, resolve
+from pytest_crmbench.core.spec import ActionOrder, Contract, ExpectedParams, ForbiddenParams
 from pytest_crmbench.grading.verdict import CheckVerdict, Family
-from pytest_crmbench.matchers import MISSING, describe, matches, show, values_equal
-from pytest_crmbench.spec import ActionOrder, Contract, ExpectedParams, ForbiddenParams
 
 
 def _verdict(family: Family, name: str, ok: bool, expected: Any, actual: Any, diff: str) -> CheckVerdict:

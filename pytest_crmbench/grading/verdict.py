@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench.evidence import Usage
+from pytest_crmbench.core.evidence import Usage
 
 Family = Literal["action", "forbidden", "state", "param", "reply", "order", "collateral"]
 LABEL_PRIORITY: tuple[str, ...] = ("execution", "action", "forbidden", "state", "param", "reply", "order", "collateral")

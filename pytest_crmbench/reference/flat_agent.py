@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_crmbench.agents import AgentContext
-from pytest_crmbench.episode import ToolBox
-from pytest_crmbench.evidence import Message
-from pytest_crmbench.llm import ModelClient
+from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.models.llm import ModelClient
 from pytest_crmbench.reference.graph_agent import Reference, VisibleHistory, load_reference
 from pytest_crmbench.reference.react import react_turn
+from pytest_crmbench.run.episode import AgentContext, ToolBox
 
 FLAT_NODE = "flat"
 """The routing-log entry of every flat turn (no routing happens; all tools are exposed)."""

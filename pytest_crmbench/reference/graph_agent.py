@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_crmbench.agents import AgentContext
-from pytest_crmbench.episode import ToolBox
-from pytest_crmbench.errors import AgentConfigError, CrmbenchError
-from pytest_crmbench.evidence import Message
-from pytest_crmbench.graph import REFUSAL_LABELS, CapabilityGraph, find_graph, load_graph
-from pytest_crmbench.llm import ModelClient, ModelConfig
+from pytest_crmbench.core.errors import AgentConfigError, CrmbenchError
+from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.models.llm import ModelClient, ModelConfig
+from pytest_crmbench.reference.graph import REFUSAL_LABELS, CapabilityGraph, find_graph, load_graph
 from pytest_crmbench.reference.react import react_turn
 from pytest_crmbench.reference.router import REFUSALS, Router
+from pytest_crmbench.run.episode import AgentContext, ToolBox
 
 
 @dataclass(frozen=True)

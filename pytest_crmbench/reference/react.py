@@ -14,9 +14,9 @@ import json
 import time
 from typing import Any
 
-from pytest_crmbench.episode import ToolBox
-from pytest_crmbench.evidence import jsonable
-from pytest_crmbench.llm import ModelClient
+from pytest_crmbench.core.evidence import jsonable
+from pytest_crmbench.models.llm import ModelClient
+from pytest_crmbench.run.episode import ToolBox
 
 
 def react_turn(

@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_crmbench.evidence import Message
-from pytest_crmbench.graph import FALLBACK_NODE, REFUSAL_LABELS, CapabilityGraph
-from pytest_crmbench.llm import ModelClient, json_schema_format, parse_json_object
+from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.models.llm import ModelClient, json_schema_format, parse_json_object
+from pytest_crmbench.reference.graph import FALLBACK_NODE, REFUSAL_LABELS, CapabilityGraph
 
 PROMPT = """You are the router of a customer-service assistant ({domain}). Read the conversation \
 and choose exactly one label for the customer's latest message:

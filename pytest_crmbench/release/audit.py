@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.hashing import file_hash
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.hashing import file_hash
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, shown
 
 

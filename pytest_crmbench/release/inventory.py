@@ -13,13 +13,13 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_crmbench.errors import SpecErrors
-from pytest_crmbench.grading.paths import resolve
-from pytest_crmbench.graph import FALLBACK_NODE, CapabilityGraph
-from pytest_crmbench.matchers import MISSING
+from pytest_crmbench.core.errors import SpecErrors
+from pytest_crmbench.core.matchers import MISSING
+from pytest_crmbench.core.paths import resolve
+from pytest_crmbench.core.spec import DIFFICULTIES, Contract, Task
+from pytest_crmbench.reference.graph import FALLBACK_NODE, CapabilityGraph
 from pytest_crmbench.release.manifest import load_manifest
 from pytest_crmbench.release.taskset import load_task_set
-from pytest_crmbench.spec import DIFFICULTIES, Contract, Task
 
 COMBINED = {
     "forbidden_actions_or_params": ("forbidden_actions", "forbidden_params"),

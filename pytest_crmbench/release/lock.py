@@ -12,8 +12,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.hashing import combined_hash, content_hash, file_hash
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.hashing import combined_hash, content_hash, file_hash
 from pytest_crmbench.release.manifest import Manifest
 from pytest_crmbench.release.taskset import TaskSet, shown
 

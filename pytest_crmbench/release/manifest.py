@@ -15,8 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pytest_crmbench.errors import SpecError, SpecErrors
-from pytest_crmbench.loader import parse_yaml, validation_errors
+from pytest_crmbench.core.errors import SpecError, SpecErrors
+from pytest_crmbench.core.loader import parse_yaml, validation_errors
 from pytest_crmbench.release.taskset import MANIFEST, TaskSet, shown
 
 

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pytest_crmbench.agents import GoldAgent, NullAgent
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import Agent, run_episode
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.evidence import Evidence
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.core.seeding import derive_seed
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.users import ScriptedUser
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import TaskVerdict, grade
-from pytest_crmbench.loader import TaskRecord
 from pytest_crmbench.release.taskset import problem
-from pytest_crmbench.seeding import derive_seed
-from pytest_crmbench.spec import Task
-from pytest_crmbench.users import ScriptedUser
+from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.episode import Agent, run_episode
 
 BASE_SEED = 0
 """The seed ``pytest``'s default gold run uses, so validate replays exactly what the suite replays."""

@@ -3,7 +3,7 @@
 Every tool a contract or gold path names exists in the environment; every parameter assertion
 and literal gold argument validates against the tool's typed schema; every state path exists in
 the reset state; the contract is consistent; the domain graph exposes every tool the task names.
-Each problem is a :class:`~pytest_crmbench.errors.SpecError` at the offending field.
+Each problem is a :class:`~pytest_crmbench.core.errors.SpecError` at the offending field.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from pytest_crmbench.environment import ToolEnvironment, deep_merge
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.grading.paths import deepest_existing, resolve
-from pytest_crmbench.graph import CapabilityGraph
-from pytest_crmbench.loader import TaskRecord
-from pytest_crmbench.matchers import MISSING, operator_of
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.core.matchers import MISSING, operator_of
+from pytest_crmbench.core.paths import deepest_existing, resolve
+from pytest_crmbench.core.spec import Task, gold_reference
+from pytest_crmbench.env.environment import ToolEnvironment, deep_merge
+from pytest_crmbench.reference.graph import CapabilityGraph
 from pytest_crmbench.release.taskset import problem
-from pytest_crmbench.spec import Task, gold_reference
 
 Loc = tuple[int | str, ...]
 

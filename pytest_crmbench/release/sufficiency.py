@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecError
-from pytest_crmbench.evidence import Evidence, ToolCall
-from pytest_crmbench.loader import TaskRecord
-from pytest_crmbench.matchers import as_decimal, values_equal
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.evidence import Evidence, ToolCall
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.core.matchers import as_decimal, values_equal
+from pytest_crmbench.core.spec import Exemption, GoldCall, gold_reference
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.taskset import problem
-from pytest_crmbench.spec import Exemption, GoldCall, gold_reference
 
 CHECK = "information_sufficiency"
 

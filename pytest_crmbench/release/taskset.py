@@ -2,7 +2,7 @@
 
 Loading never stops at the first problem: every file is read, and every problem (a malformed
 record, a duplicate id across files, a missing environment or graph) is collected as a
-:class:`~pytest_crmbench.errors.SpecError` so ``crmbench validate`` reports them together.
+:class:`~pytest_crmbench.core.errors.SpecError` so ``crmbench validate`` reports them together.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import CrmbenchError, SpecError, SpecErrors
-from pytest_crmbench.graph import CapabilityGraph, find_graph, load_graph
-from pytest_crmbench.loader import TaskRecord, field_line, format_loc, load_task_file
-from pytest_crmbench.registry import discover
+from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors
+from pytest_crmbench.core.loader import TaskRecord, field_line, format_loc, load_task_file
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import discover
+from pytest_crmbench.reference.graph import CapabilityGraph, find_graph, load_graph
 
 MANIFEST = "manifest.yaml"
 

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.errors import SpecError, SpecErrors
-from pytest_crmbench.loader import TaskRecord
+from pytest_crmbench.core.errors import SpecError, SpecErrors
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems

@@ -16,10 +16,10 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pytest_crmbench.environment import ToolEnvironment, clone
-from pytest_crmbench.evidence import jsonable
-from pytest_crmbench.loader import load_task_file
-from pytest_crmbench.registry import discover
+from pytest_crmbench.core.evidence import jsonable
+from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.env.environment import ToolEnvironment, clone
+from pytest_crmbench.env.registry import discover
 from pytest_crmbench.release.manifest import load_manifest
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.sufficiency import information_problems

@@ -4,9 +4,9 @@ from typing import Any, ClassVar
 
 import pytest
 
-from pytest_crmbench.evidence import ToolCall
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.core.spec import Contract
 from pytest_crmbench.grading import checks
-from pytest_crmbench.spec import Contract
 
 
 def trace(*calls: tuple[str, dict[str, Any] | str, str]) -> list[ToolCall]:
@@ -169,8 +169,8 @@ def test_is_subsequence() -> None:
 
 
 def test_list_indices_are_plain_ascii_numbers() -> None:
-    from pytest_crmbench.grading.paths import resolve
-    from pytest_crmbench.matchers import MISSING
+    from pytest_crmbench.core.matchers import MISSING
+    from pytest_crmbench.core.paths import resolve
 
     tree = {"a": [10, 20, 30, 40]}
     assert resolve(tree, "a.1") == 20

@@ -4,12 +4,12 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import Limits, run_episode
-from pytest_crmbench.evidence import Evidence, Termination
+from pytest_crmbench.core.evidence import Evidence, Termination
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade, grade_checks
 from pytest_crmbench.grading.verdict import LABEL_PRIORITY, CheckVerdict, primary_label
-from pytest_crmbench.spec import Task
+from pytest_crmbench.run.episode import Limits, run_episode
 
 from ..conftest import ListUser, ScriptedAgent
 
@@ -84,8 +84,8 @@ def test_case_b_duplicate_checkout_fails_on_state(
 def test_gold_agent_is_a_success_on_every_mini_task(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
-    from pytest_crmbench.agents import GoldAgent
-    from pytest_crmbench.users import ScriptedUser
+    from pytest_crmbench.core.users import ScriptedUser
+    from pytest_crmbench.run.agents import GoldAgent
 
     for task in mini_tasks.values():
         agent = GoldAgent(task)
@@ -146,8 +146,8 @@ def test_label_priority_follows_the_spec() -> None:
 def test_a_failing_judge_cannot_be_outvoted_and_cannot_outvote(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
-    from pytest_crmbench.agents import GoldAgent, NullAgent
-    from pytest_crmbench.users import ScriptedUser
+    from pytest_crmbench.core.users import ScriptedUser
+    from pytest_crmbench.run.agents import GoldAgent, NullAgent
 
     task = mini_tasks["mini_balance_only_01"]
 
@@ -171,7 +171,7 @@ def test_limits_end_the_episode(mini_tasks: dict[str, Task], mini_env_class: typ
             return "hi"
 
         def respond(self, conversation: Any) -> Any:
-            from pytest_crmbench.users import UserDecision
+            from pytest_crmbench.core.users import UserDecision
 
             return UserDecision.say("and another thing")
 
@@ -197,7 +197,7 @@ def test_limits_end_the_episode(mini_tasks: dict[str, Task], mini_env_class: typ
 
 
 def test_a_judge_infra_failure_makes_the_task_infra_not_failed(mini_tasks: dict[str, Task]) -> None:
-    from pytest_crmbench.errors import InfraError
+    from pytest_crmbench.core.errors import InfraError
 
     def broken_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
         raise InfraError("judge returned invalid JSON 3 times")
@@ -216,9 +216,9 @@ def test_a_judge_infra_failure_makes_the_task_infra_not_failed(mini_tasks: dict[
 def test_a_judge_failure_cannot_take_a_real_failure_out_of_the_score(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
-    from pytest_crmbench.agents import NullAgent
-    from pytest_crmbench.errors import InfraError
-    from pytest_crmbench.users import ScriptedUser
+    from pytest_crmbench.core.errors import InfraError
+    from pytest_crmbench.core.users import ScriptedUser
+    from pytest_crmbench.run.agents import NullAgent
 
     def broken_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
         raise InfraError("judge timed out 3 times")

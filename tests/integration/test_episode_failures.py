@@ -7,7 +7,7 @@ import pytest
 from tests.integration.helpers import CrmProject
 
 AGENTS_CONFTEST = """
-from pytest_crmbench.errors import AgentAbort, InfraError
+from pytest_crmbench.core.errors import AgentAbort, InfraError
 
 class Aborting:
     def respond(self, conversation, tools):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_crmbench.rundir import load_run
+from pytest_crmbench.results.rundir import load_run
 from tests.integration.helpers import MINI_IDS, CrmProject
 
 CONFTEST = """

@@ -1,7 +1,7 @@
 """End to end through litellm's real HTTP path: the payments tasks against a scripted fake server.
 
 Each test runs ``pytest tasks/payments.yaml --crm-model=openai/... --crm-api-base=http://127.0.0.1:PORT/v1``
-in-process (pytester) against :class:`~pytest_crmbench.fakellm.FakeLLM` playing router, node agent,
+in-process (pytester) against :class:`~pytest_crmbench.models.fakellm.FakeLLM` playing router, node agent,
 simulator and judge. A project conftest dumps each item's verdict and evidence as JSON for the
 assertions (and for the API-key grep).
 """
@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.fakellm import Delay, FakeLLM, HttpError, Malformed, completion
-from pytest_crmbench.llm import litellm_module
+from pytest_crmbench.models.fakellm import Delay, FakeLLM, HttpError, Malformed, completion
+from pytest_crmbench.models.llm import litellm_module
 from pytest_crmbench.reference.router import REFUSALS
 from tests.integration.helpers import CrmProject
 from tests.llm_script import CASE_A, PAYMENTS_SCENARIOS, AgentTurn, Scenario, Script, rate_limited
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.stash import evidence_key, verdict_key
+from pytest_crmbench.plugin.stash import evidence_key, verdict_key
 
 
 @pytest.hookimpl(trylast=True)

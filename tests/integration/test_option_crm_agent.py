@@ -65,7 +65,7 @@ def test_factory_receives_the_context(mini_project: CrmProject) -> None:
     mini_project.pytester.syspathinsert()
     mini_project.pytester.makepyfile(
         factories="""
-from pytest_crmbench.agents import GoldAgent
+from pytest_crmbench.run.agents import GoldAgent
 
 def make(context):
     assert context.environment.domain == "mini"

@@ -7,7 +7,7 @@ from tests.integration.helpers import CrmProject
 LOGGED_AGENT = """
 from pathlib import Path
 
-from pytest_crmbench.agents import GoldAgent
+from pytest_crmbench.run.agents import GoldAgent
 
 
 class Logged(GoldAgent):

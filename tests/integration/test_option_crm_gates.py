@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_crmbench.cli import main
+from pytest_crmbench.cli.main import main
 from tests.integration.helpers import CrmProject
 
 OK, FAILED = pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from pytest_crmbench import __version__
-from pytest_crmbench.cli import main
-from pytest_crmbench.rundir import load_run, read_traces
+from pytest_crmbench.cli.main import main
+from pytest_crmbench.results.rundir import load_run, read_traces
 from tests.integration.helpers import MINI_IDS, CrmProject
 
 SECRET = "fake-key-test-0123456789abcdef"

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from pytest_crmbench.rundir import load_run
+from pytest_crmbench.results.rundir import load_run
 from tests.integration.helpers import CrmProject
 
 

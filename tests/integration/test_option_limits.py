@@ -8,7 +8,7 @@ from tests.integration.helpers import CrmProject
 
 CHATTY_USER_CONFTEST = """
 import pytest
-from pytest_crmbench.users import UserDecision
+from pytest_crmbench.core.users import UserDecision
 
 class ChattyUser:
     def open(self):

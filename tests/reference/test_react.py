@@ -6,11 +6,11 @@ import time
 import uuid
 from typing import Any
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.episode import ToolBox
-from pytest_crmbench.fakellm import FakeLLM, FakeRequest, completion
-from pytest_crmbench.llm import ModelClient, ModelConfig
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.models.fakellm import FakeLLM, FakeRequest, completion
+from pytest_crmbench.models.llm import ModelClient, ModelConfig
 from pytest_crmbench.reference.react import react_turn
+from pytest_crmbench.run.episode import ToolBox
 
 
 def tool_happy_model(request: FakeRequest) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.cli import main
+from pytest_crmbench.cli.main import main
 
 DATA = Path(__file__).parents[1] / "data"
 FIXTURES = DATA / "release"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.cli import main
+from pytest_crmbench.cli.main import main
 from pytest_crmbench.release.audit import run_audit, source_revision
 from tests.release.conftest import AGENTS, MakeTasks
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.cli import main
+from pytest_crmbench.cli.main import main
 from pytest_crmbench.release.inventory import build_inventory
 from tests.release.conftest import AGENTS, MakeTasks
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_crmbench.loader import parse_yaml
+from pytest_crmbench.core.loader import parse_yaml
 from pytest_crmbench.release import lock_hash
 from pytest_crmbench.release.lock import drift, read_lock
 from tests.release.conftest import MakeTasks, run_validate

@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.graph import load_graph
-from pytest_crmbench.loader import load_task_file
+from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.reference.graph import load_graph
 from pytest_crmbench.release.structure import check_record
 from tests.release.conftest import AGENTS
 

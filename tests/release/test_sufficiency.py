@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_crmbench.environment import ToolEnvironment
-from pytest_crmbench.loader import load_task_file
+from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.sufficiency import Knowledge, information_problems, numbers_in
 
@@ -91,7 +91,7 @@ def test_free_text_and_exemptions(tmp_path: Path, mini_env_class: type[ToolEnvir
 
 @pytest.mark.parametrize("reason", ["", "   "])
 def test_an_exemption_needs_a_reason(tmp_path: Path, reason: str) -> None:
-    from pytest_crmbench.errors import SpecErrors
+    from pytest_crmbench.core.errors import SpecErrors
 
     path = tmp_path / "case.yaml"
     exemption = {"check": "information_sufficiency", "value": "ACC-2", "reason": reason}

@@ -1,0 +1,111 @@
+"""``crmbench leaderboard``, ``crmbench grade`` and ``crmbench gate``: saved runs, no pytest, no model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_crmbench.results import report, tables
+from pytest_crmbench.results.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.paired import flip_lines
+from pytest_crmbench.results.records import to_json
+from pytest_crmbench.results.regrade import regrade, summary_lines
+from pytest_crmbench.results.rundir import SavedRun, load_run
+
+OK, FAILED = 0, 1
+
+
+def run_inputs(runs: Sequence[SavedRun]) -> list[report.RunInput]:
+    return [report.RunInput(run.path.name, run.system, run.created_at, run.records) for run in runs]
+
+
+def leaderboard_text(paths: Sequence[Path], as_json: bool) -> str:
+    board = report.build(run_inputs([load_run(path) for path in paths]))
+    return json.dumps(report.as_json(board), indent=2, sort_keys=True) if as_json else tables.markdown(board)
+
+
+def _leaderboard(args: argparse.Namespace) -> int:
+    print(leaderboard_text(args.runs, args.json), end="" if args.json else "\n")
+    return OK
+
+
+def _grade(args: argparse.Namespace) -> int:
+    results = regrade(args.path, args.tasks, args.envs)
+    if args.json:
+        for result in results:
+            print(to_json({**result.record.model_dump(mode="json"), "nondeterminism": result.nondeterminism}))
+    else:
+        print("\n".join(summary_lines(results)))
+        board = report.build([report.RunInput(args.path.name, "re-graded", "", [r.record for r in results])])
+        print("\n".join(tables.headline(board)))
+    return FAILED if any(r.nondeterminism for r in results) else OK
+
+
+def _gate(args: argparse.Namespace) -> int:
+    gates = Gates(
+        fail_under=args.fail_under,
+        compare=args.compare,
+        max_drop=args.max_drop,
+        max_infra=args.max_infra,
+        significance=args.significance,
+    )
+    baseline = load_run(args.compare).records if args.compare else None
+    verdict = evaluate(gates, load_run(args.run).records, baseline)
+    for failure in verdict.failures:
+        print(f"crmbench gate FAILED: {failure}")
+    if verdict.passed:
+        print("crmbench gate passed: " + "; ".join(verdict.notes))
+    if verdict.comparison is not None:
+        print(f"compared with the baseline: {verdict.comparison.summary()}")
+        print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
+    return OK if verdict.passed else FAILED
+
+
+def _fraction(raw: str) -> float:
+    try:
+        return check_fraction(float(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _significance(raw: str) -> float:
+    try:
+        return check_significance(float(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_commands(commands: Any) -> None:
+    """Add the run commands to ``crmbench``'s sub-parsers."""
+    board = commands.add_parser("leaderboard", help="Print the spec's tables (markdown or JSON) for saved runs.")
+    board.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories (crm-runs/...).")
+    board.add_argument("--json", action="store_true", help="Print JSON instead of markdown.")
+    board.set_defaults(handler=_leaderboard)
+
+    grade = commands.add_parser(
+        "grade", help="Re-grade saved trajectories against the current contracts (no model is called)."
+    )
+    grade.add_argument("path", type=Path, metavar="RUN_DIR_OR_FILE", help="A run directory or a trajectory file.")
+    grade.add_argument("--tasks", type=Path, default=Path("tasks"), help="Task files folder (default: tasks).")
+    grade.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")
+    grade.add_argument("--json", action="store_true", help="Print one re-graded record per line.")
+    grade.set_defaults(handler=_grade)
+
+    gate = commands.add_parser("gate", help="Apply the CI gates to a saved run (exit 1 when one fails).")
+    gate.add_argument("run", type=Path, metavar="RUN_DIR")
+    gate.add_argument(
+        "--fail-under", type=_fraction, metavar="FRACTION", help="Minimum strict accuracy (0.80 = 80 %%)."
+    )
+    gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
+    gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
+    gate.add_argument("--max-infra", type=int, metavar="N", help="Allowed infra/error results.")
+    gate.add_argument(
+        "--significance",
+        type=_significance,
+        metavar="ALPHA",
+        help="Fail on a drop only when the paired test is significant at ALPHA (e.g. 0.05).",
+    )
+    gate.set_defaults(handler=_gate)

@@ -1,0 +1,193 @@
+"""Read ``tasks/<domain>.yaml`` into validated :class:`~pytest_crmbench.core.spec.Task` records.
+
+A file is a YAML list of task mappings. Every problem in a file is collected and raised together
+as :class:`~pytest_crmbench.core.errors.SpecErrors`, each naming file, line, task id and field.
+Parsing uses libyaml when available; line numbers come from the composed node tree, so they cost
+nothing unless an error needs the line of a nested field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from pytest_crmbench.core.errors import SpecError, SpecErrors
+from pytest_crmbench.core.spec import Task
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """libyaml when available; YAML floats become exact Decimals (``130.00`` stays ``130.00``)."""
+
+
+def _construct_decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    text = str(loader.construct_scalar(node)).replace("_", "")
+    try:
+        number = Decimal(text)
+    except InvalidOperation:  # .inf / .nan: keep YAML's own meaning
+        return loader.construct_yaml_float(node)
+    return number if number.is_finite() else loader.construct_yaml_float(node)
+
+
+_Loader.add_constructor("tag:yaml.org,2002:float", _construct_decimal)
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """A validated task and where it was written."""
+
+    task: Task
+    path: Path
+    line: int  # 1-based line of the record's first key
+    shown_path: str = ""
+    index: int = 0  # position in the file's list  # how messages name the file (relative to the rootdir when possible)
+
+    @property
+    def location(self) -> str:
+        return f"{self.shown_path or self.path}:{self.line}"
+
+
+def load_task_file(path: Path, *, display_path: str | None = None) -> list[TaskRecord]:
+    """Parse and validate one task file. Raises SpecErrors listing every problem found."""
+    shown = display_path or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecErrors([SpecError(f"cannot read task file: {exc}", file=shown)]) from None
+    return parse_task_text(text, path=path, display_path=shown)
+
+
+def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
+    """The document and its node tree (for line numbers). Raises SpecErrors on malformed YAML."""
+    loader = _Loader(text)
+    try:
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else None
+    except yaml.YAMLError as exc:
+        raise SpecErrors([_yaml_error(exc, shown)]) from None
+    finally:
+        loader.dispose()
+    return data, root
+
+
+def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
+    shown = display_path or str(path)
+    data, root = parse_yaml(text, shown)
+    if data is None:
+        return []
+    if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
+        raise SpecErrors([SpecError("a task file must be a YAML list of task records", file=shown, line=1)])
+
+    records: list[TaskRecord] = []
+    errors: list[SpecError] = []
+    first_line: dict[str, int] = {}
+    for index, (raw, node) in enumerate(zip(data, root.value, strict=True)):
+        line = node.start_mark.line + 1
+        task_id = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+        if not isinstance(raw, dict):
+            errors.append(SpecError("a task record must be a mapping", file=shown, line=line))
+            continue
+        try:
+            task = Task.model_validate(raw)
+        except ValidationError as exc:
+            errors.extend(validation_errors(exc, node, shown, task_id))
+            continue
+        if task.id in first_line:
+            errors.append(
+                SpecError(
+                    f"duplicate task id (first defined at line {first_line[task.id]})",
+                    file=shown,
+                    line=line,
+                    task_id=task.id,
+                    field="id",
+                )
+            )
+            continue
+        first_line[task.id] = line
+        records.append(TaskRecord(task, path, line, shown, index))
+    if errors:
+        raise SpecErrors(errors)
+    return records
+
+
+def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:
+    # The context mark is where an unfinished construct began (an unclosed "[" ...): that is
+    # where the author must look. The problem mark is where the parser gave up.
+    context, problem = getattr(exc, "context_mark", None), getattr(exc, "problem_mark", None)
+    words = " ".join(str(w) for w in (getattr(exc, "context", None), getattr(exc, "problem", None)) if w) or str(exc)
+    if context is not None and problem is not None and problem.line != context.line:
+        words += f" (at line {problem.line + 1})"
+    mark = context or problem
+    return SpecError(f"invalid YAML: {words}", file=shown, line=mark.line + 1 if mark is not None else None)
+
+
+def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
+    """The line of a field of a loaded record (re-reads the file: for error messages only)."""
+    loader = _Loader(record.path.read_text(encoding="utf-8"))
+    try:
+        root = loader.get_single_node()
+    finally:
+        loader.dispose()
+    if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
+        return record.line
+    return _line_of(root.value[record.index], loc)
+
+
+def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None = None) -> list[SpecError]:
+    """One SpecError per pydantic error, each with the line of the offending YAML node."""
+    errors = []
+    for err in exc.errors(include_url=False):
+        loc = _clean_loc(err["loc"])
+        errors.append(
+            SpecError(
+                _message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+            )
+        )
+    return errors
+
+
+def _clean_loc(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    # pydantic adds validator names ('function-after[...]', 'list[...]') to locations; they are
+    # not fields an author could find in YAML.
+    return tuple(p for p in loc if isinstance(p, int) or ("[" not in p and "(" not in p))
+
+
+def _message(err: Any) -> str:
+    message = str(err["msg"])
+    if err["type"] == "extra_forbidden":
+        return "unknown field (check the spelling; see `crmbench schema`)"
+    return message.removeprefix("Value error, ")
+
+
+def format_loc(loc: tuple[int | str, ...]) -> str:
+    """``('contract', 'expected_params', 0, 'tool')`` -> ``contract.expected_params[0].tool``."""
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+    """The line of the deepest YAML node along ``loc`` (1-based)."""
+    for part in loc:
+        child = _child(node, part)
+        if child is None:
+            break
+        node = child
+    return node.start_mark.line + 1
+
+
+def _child(node: yaml.Node, part: int | str) -> yaml.Node | None:
+    child: yaml.Node | None = None
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if getattr(key, "value", None) == part:
+                # An empty value has no line of its own; point at its key.
+                child = key if isinstance(value, yaml.ScalarNode) and value.value == "" else value
+    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
+        child = node.value[part]
+    return child

@@ -1,0 +1,45 @@
+"""UsageLedger: model usage of one episode, per role, reported by whoever calls a model.
+
+The agent, the user simulator and the judge each get the ledger of their episode (through
+:class:`~pytest_crmbench.run.agents.AgentContext`, the simulator's constructor and the judge binding);
+``run_episode`` copies it into :attr:`Evidence.usage` and the item copies the judge's share into
+:attr:`TaskVerdict.judge_usage`. A lock makes it safe for agents that call models from threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from decimal import Decimal
+
+from pytest_crmbench.core.evidence import Role, Usage
+
+
+class UsageLedger:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage: dict[Role, Usage] = {}
+
+    def record(
+        self,
+        role: Role,
+        *,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cost_usd: Decimal | None,
+        latency_s: float,
+    ) -> None:
+        with self._lock:
+            usage = self._usage.setdefault(role, Usage())
+            usage.add(
+                prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost_usd, latency_s=latency_s
+            )
+
+    def get(self, role: Role) -> Usage | None:
+        with self._lock:
+            usage = self._usage.get(role)
+            return usage.model_copy() if usage is not None else None
+
+    def snapshot(self, roles: tuple[Role, ...] = ("agent", "user")) -> dict[Role, Usage]:
+        """Copies of the usage of ``roles`` (the episode's own; the judge runs after it)."""
+        with self._lock:
+            return {role: self._usage[role].model_copy() for role in roles if role in self._usage}

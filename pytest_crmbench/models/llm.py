@@ -1,0 +1,403 @@
+"""Model access through litellm: lazy import, our own retry loop, failure classification, usage and cost.
+
+Facts this module is built on (measured, see the project's research notes on litellm):
+
+* ``import litellm`` costs seconds and, without ``LITELLM_OFFLINE_MODE``, reaches for the network
+  to refresh its cost map. It is imported on the first model call only, with offline mode on, so
+  collection and gold runs never pay for it.
+* Its defaults are a 600 s timeout and silent SDK retries. Every call passes ``timeout`` and
+  ``max_retries=0``; retries, backoff (honouring ``Retry-After``) and the classification of what
+  is left happen here.
+* Exception classes map imperfectly (402/403 arrive as plain ``APIError``, a refused connection
+  as ``InternalServerError``), so the classification reads ``status_code`` as well as the class.
+* An unpriced model yields no cost. Cost is ours: cache-neutral (spec §A.3), prompt tokens x input
+  price + completion tokens x output price, from a user price table first, then litellm's bundled
+  map; unknown stays ``None``, never 0.
+
+Failure classes: transient provider trouble is retried, then becomes :class:`InfraError`; fatal
+provider or configuration errors become :class:`InfraError` at once; context overflow and content
+refusals are the model's own limits: :class:`AgentAbort` for the agent under test, but
+:class:`InfraError` for the simulator and the judge, which are not under test.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Literal
+
+import yaml
+
+from pytest_crmbench.core.errors import AgentAbort, CrmbenchError, InfraError
+from pytest_crmbench.core.evidence import Role
+from pytest_crmbench.core.usage import UsageLedger
+
+MILLION = Decimal(1_000_000)
+
+
+@dataclass(frozen=True)
+class Price:
+    """USD per token, input and output (cache-neutral: cached prompt tokens cost the same)."""
+
+    input_per_token: Decimal
+    output_per_token: Decimal
+
+    def cost(self, prompt_tokens: int, completion_tokens: int) -> Decimal:
+        return prompt_tokens * self.input_per_token + completion_tokens * self.output_per_token
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """How one role calls its model. Everything is passed per call; no litellm globals are set."""
+
+    model: str
+    api_base: str | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    max_tokens: int | None = None
+    timeout_s: float = 120.0
+    retries: int = 4
+    backoff_s: float = 2.0
+    prices: Mapping[str, Price] = field(default_factory=dict)
+
+
+DEFAULT_ROLE_MODEL = "gpt-5-mini"
+"""The simulator and judge model of the spec's protocol (§A.3), used when a model run names none."""
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    """The run's model options: which model plays each role and how every call is made."""
+
+    agent: str | None = None
+    user: str | None = None
+    judge: str | None = None
+    api_base: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    timeout_s: float = 120.0
+    retries: int = 4
+    backoff_s: float = 2.0
+    prices: Mapping[str, Price] = field(default_factory=dict)
+
+    def config(self, model: str, *, seed: int | None = None) -> ModelConfig:
+        return ModelConfig(
+            model=model,
+            api_base=self.api_base,
+            temperature=self.temperature,
+            seed=seed,
+            max_tokens=self.max_tokens,
+            timeout_s=self.timeout_s,
+            retries=self.retries,
+            backoff_s=self.backoff_s,
+            prices=self.prices,
+        )
+
+
+def load_price_table(path: Path) -> dict[str, Price]:
+    """``{model: {input: <USD per 1M tokens>, output: <USD per 1M tokens>}}`` from a YAML/JSON file."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError) as exc:
+        raise CrmbenchError(f"price table {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise CrmbenchError(f"price table {path}: expected a mapping of model -> {{input, output}}")
+    prices = {}
+    for model, entry in data.items():
+        if not isinstance(entry, dict) or set(entry) != {"input", "output"}:
+            raise CrmbenchError(
+                f"price table {path}: {model}: expected {{input: ..., output: ...}} in USD per 1M tokens"
+            )
+        try:
+            prices[str(model)] = Price(Decimal(str(entry["input"])) / MILLION, Decimal(str(entry["output"])) / MILLION)
+        except ArithmeticError:
+            raise CrmbenchError(f"price table {path}: {model}: prices must be numbers") from None
+    return prices
+
+
+# -- litellm, imported on first use --------------------------------------------------------------
+
+_import_lock = threading.Lock()
+_litellm: ModuleType | None = None
+
+
+def litellm_module() -> ModuleType:
+    """litellm, imported once, offline (no cost-map fetch, no tokenizer downloads), quiet."""
+    global _litellm
+    with _import_lock:
+        if _litellm is None:
+            # Must be set before the import: litellm reads them at import time.
+            os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
+            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+            import litellm
+
+            litellm.suppress_debug_info = True  # no "Give Feedback" banners on every exception
+            _litellm = litellm
+        return _litellm
+
+
+def map_price(model: str) -> Price | None:
+    """The price in litellm's bundled cost map, trying the id with and without its provider prefix."""
+    cost_map: Mapping[str, Any] = litellm_module().model_cost
+    for key in (model, model.split("/", 1)[-1]):
+        entry = cost_map.get(key)
+        if isinstance(entry, dict) and "input_cost_per_token" in entry and "output_cost_per_token" in entry:
+            return Price(Decimal(str(entry["input_cost_per_token"])), Decimal(str(entry["output_cost_per_token"])))
+    return None
+
+
+# -- results -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ToolRequest:
+    """One tool call the model asked for; ``arguments`` is the raw string (possibly not JSON)."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass(frozen=True)
+class Completion:
+    content: str
+    tool_calls: tuple[ToolRequest, ...]
+    message: dict[str, Any] = field(repr=False)
+    """The assistant message to append to the history, reasoning content included."""
+    finish_reason: str | None = None
+
+    def without_tool_calls(self) -> Completion:
+        """This answer as a plain reply: its tool calls dropped from the result and the history message."""
+        message = {k: v for k, v in self.message.items() if k != "tool_calls"}
+        return Completion(content=self.content, tool_calls=(), message=message, finish_reason=self.finish_reason)
+
+
+Failure = Literal["transient", "fatal", "model"]
+_TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
+_FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 413, 422})
+
+
+def classify(exc: BaseException) -> Failure:
+    """Transient (retry), fatal (infra now) or the model's own limit (context overflow, refusal)."""
+    name = type(exc).__name__
+    if name in ("ContextWindowExceededError", "ContentPolicyViolationError"):
+        return "model"
+    if name in ("Timeout", "APITimeoutError", "RateLimitError", "APIConnectionError", "InternalServerError"):
+        return "transient"
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        if status in _TRANSIENT_STATUS or status >= 500:
+            return "transient"
+        if status in _FATAL_STATUS:
+            return "fatal"
+    return "fatal"
+
+
+def retry_after(exc: BaseException) -> float | None:
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    value = headers.get("retry-after") if headers is not None else None
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+_SECRET_VARIABLE = re.compile(r"(API_KEY|_TOKEN|_SECRET)$")
+
+
+def redact(text: str) -> str:
+    """``text`` without the value of any API key or token variable in the environment."""
+    for name, value in os.environ.items():
+        if len(value) >= 8 and _SECRET_VARIABLE.search(name) and value in text:
+            text = text.replace(value, "***")
+    return text
+
+
+class ModelClient:
+    """Calls one model for one role and records usage into a ledger."""
+
+    def __init__(
+        self,
+        config: ModelConfig,
+        role: Role,
+        ledger: UsageLedger | None = None,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.role = role
+        self.ledger = ledger
+        self._sleep = sleep
+        self._clock = clock
+        self._price: Price | Literal[False] | None = False  # False: not looked up yet
+
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        tool_choice: str | None = None,
+        response_format: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
+    ) -> Completion:
+        """One completion, retried on transient failures. Raises InfraError or AgentAbort (see module doc)."""
+        litellm = litellm_module()
+        config = self.config
+        # The timeout is constant per config on purpose: litellm caches its HTTP clients by a key
+        # that includes the timeout, so a per-call value (say, capped by the task deadline) would
+        # build a new client, and open new connections, on every call. The task deadline is
+        # enforced between calls by the episode and the agents.
+        kwargs: dict[str, Any] = {
+            "model": config.model,
+            "messages": list(messages),
+            "max_retries": 0,
+            "timeout": config.timeout_s,
+            "drop_params": True,
+        }
+        if config.api_base:
+            kwargs["api_base"] = config.api_base
+            if not _has_key_for(config.model):
+                kwargs["api_key"] = "not-needed"  # local servers ignore it; the SDK insists on one
+        for name, value in (("temperature", config.temperature), ("seed", config.seed)):
+            if value is not None:
+                kwargs[name] = value
+        if config.max_tokens is not None:
+            kwargs["max_tokens"] = config.max_tokens
+        if tools:
+            kwargs["tools"] = list(tools)
+            if tool_choice is not None:
+                kwargs["tool_choice"] = tool_choice
+        if response_format is not None:
+            kwargs["response_format"] = dict(response_format)
+        last: str = ""
+        for attempt in range(config.retries + 1):
+            started = self._clock()
+            try:
+                response = _send(litellm, kwargs)
+            except Exception as exc:
+                kind = classify(exc)
+                last = redact(f"{type(exc).__name__}: {str(exc)[:300]}")
+                if kind == "model":
+                    if self.role == "agent":
+                        raise AgentAbort(f"model {config.model}: {last}") from None
+                    raise InfraError(f"{self.role} model {config.model}: {last}") from None
+                if kind == "fatal":
+                    raise InfraError(f"{self.role} model {config.model}: {last}") from None
+                self._backoff(attempt, retry_after(exc), deadline)
+                continue
+            latency = self._clock() - started
+            self._record(response, latency)
+            if not getattr(response, "choices", None):
+                last = "empty choices"
+                self._backoff(attempt, None, deadline)
+                continue
+            return _completion(response)
+        raise InfraError(f"{self.role} model {config.model}: failed after {config.retries + 1} attempts: {last}")
+
+    def _backoff(self, attempt: int, hinted: float | None, deadline: float | None) -> None:
+        if attempt >= self.config.retries:
+            return
+        delay = min(60.0, hinted if hinted is not None else self.config.backoff_s * 2**attempt)
+        if deadline is not None:
+            delay = min(delay, max(0.0, deadline - self._clock()))
+        self._sleep(delay)
+
+    def _record(self, response: Any, latency: float) -> None:
+        if self.ledger is None:
+            return
+        usage = getattr(response, "usage", None)
+        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+        completion = int(getattr(usage, "completion_tokens", 0) or 0)
+        price = self.price()
+        # No usage reported means no basis for a cost: unknown, not free.
+        cost = price.cost(prompt, completion) if price is not None and prompt + completion > 0 else None
+        self.ledger.record(
+            self.role, prompt_tokens=prompt, completion_tokens=completion, cost_usd=cost, latency_s=latency
+        )
+
+    def price(self) -> Price | None:
+        if self._price is False:
+            self._price = self.config.prices.get(self.config.model) or map_price(self.config.model)
+        return self._price
+
+
+_first_calls = threading.Lock()
+_warm: set[tuple[str, str | None]] = set()
+
+
+def _send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
+    """``litellm.completion``; the first call per (model, api_base) runs alone.
+
+    litellm builds and caches its HTTP client on first use without a lock: concurrent first
+    calls each build one, and all but the cached one are dropped with their sockets open.
+    """
+    key = (str(kwargs["model"]), kwargs.get("api_base"))
+    if key not in _warm:
+        with _first_calls:
+            # Checked again under the lock: the threads that queued behind the first call must
+            # not each make their call inside the lock (that serialised a whole 16-way wave).
+            if key not in _warm:
+                try:
+                    return litellm.completion(**kwargs)
+                finally:
+                    _warm.add(key)
+    return litellm.completion(**kwargs)
+
+
+def _has_key_for(model: str) -> bool:
+    provider = model.split("/", 1)[0].upper() if "/" in model else "OPENAI"
+    return bool(os.environ.get(f"{provider}_API_KEY"))
+
+
+def _completion(response: Any) -> Completion:
+    choice = response.choices[0]
+    message = choice.message
+    content = message.content if isinstance(message.content, str) else ""
+    calls = tuple(
+        ToolRequest(
+            id=str(call.id or f"call_{index}"),
+            name=str(getattr(call.function, "name", "") or ""),
+            arguments=str(getattr(call.function, "arguments", "") or ""),
+        )
+        for index, call in enumerate(message.tool_calls or ())
+    )
+    history: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        history["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for c in calls
+        ]
+    # Reasoning a provider returns goes back with the agent's own later turns (providers that
+    # need it, e.g. Anthropic thinking blocks, reject a history without it).
+    for key in ("reasoning_content", "thinking_blocks"):
+        value = getattr(message, key, None)
+        if value:
+            history[key] = value
+    return Completion(content=content, tool_calls=calls, message=history, finish_reason=choice.finish_reason)
+
+
+def json_schema_format(name: str, schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A strict structured-output ``response_format``; the name also tells scripted servers the role."""
+    return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object in a reply (tolerating a Markdown fence around it), or None."""
+    stripped = text.strip()
+    if stripped.startswith("```"):
+        stripped = stripped.strip("`")
+        stripped = stripped.split("\n", 1)[1] if "\n" in stripped else stripped
+    try:
+        value = json.loads(stripped)
+    except (json.JSONDecodeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None

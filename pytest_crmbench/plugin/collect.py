@@ -1,0 +1,210 @@
+"""Task files as pytest collectors, task records as items.
+
+Items are :class:`pytest.Function` subclasses whose ``callobj`` is :func:`run_crm_task`, so they
+request fixtures like any test function (no private fixture API): ``--lf``, reruns, xdist and
+``usefixtures`` work unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
+from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.loader import TaskRecord, field_line, load_task_file
+from pytest_crmbench.core.spec import DIFFICULTIES, Task
+from pytest_crmbench.core.usage import UsageLedger
+from pytest_crmbench.core.users import User
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import environment_for
+from pytest_crmbench.grading import ReplyJudge
+from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
+from pytest_crmbench.plugin.recorder import record_settings_key
+from pytest_crmbench.plugin.stash import (
+    environments,
+    evidence_key,
+    played_key,
+    registered_markers_key,
+    settings_key,
+    verdict_key,
+)
+from pytest_crmbench.reference.agents import agent_label
+from pytest_crmbench.results.records import finished_properties
+from pytest_crmbench.results.render import transcript
+from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.episode import Agent
+from pytest_crmbench.run.play import play
+from pytest_crmbench.run.settings import RunSettings
+
+
+class CheckFailed(AssertionError):
+    """A declared check failed; rendered as the verdict's diff, not a traceback."""
+
+    def __init__(self, verdict: CheckVerdict) -> None:
+        self.verdict = verdict
+        super().__init__(verdict.render())
+
+
+class EpisodeFailed(AssertionError):
+    """The episode itself failed (limit reached, agent abort, infrastructure, broken gold path)."""
+
+
+class TaskFile(pytest.File):
+    """One ``tasks/<domain>.yaml``: a list of task records."""
+
+    def collect(self) -> list[TaskItem]:
+        root = self.config.rootpath
+        shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
+        try:
+            records = load_task_file(self.path, display_path=shown)
+            _check_domains(records, environments(self.config), shown)
+        except CrmbenchError as exc:
+            raise self.CollectError(str(exc)) from None
+        trials = self.config.stash[settings_key].trials
+        items: list[TaskItem] = []
+        for record in records:
+            # One item per trial (pytest's parametrize does not reach these items); the trial is
+            # 0-based like Evidence.trial and seeds, and shown 1-based: id[t1] ... id[tk].
+            for trial in range(trials):
+                name = record.task.id if trials == 1 else f"{record.task.id}[t{trial + 1}]"
+                # Every item of a file requests the same fixtures; computing the closure once per
+                # file instead of once per item is a third of collection time at 555 tasks.
+                shared = {"fixtureinfo": items[0]._fixtureinfo} if items else {}
+                items.append(
+                    TaskItem.from_parent(
+                        self,
+                        name=name,
+                        callobj=run_crm_task,
+                        record=record,
+                        trial=trial,
+                        **shared,
+                    )
+                )
+        return items
+
+
+def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolEnvironment]], shown: str) -> None:
+    errors = []
+    for record in records:
+        try:
+            environment_for(record.task.domain, environments)
+        except UnknownDomainError as exc:
+            errors.append(
+                SpecError(
+                    str(exc), file=shown, line=field_line(record, ("domain",)), task_id=record.task.id, field="domain"
+                )
+            )
+    if errors:
+        raise SpecErrors(errors)
+
+
+class TaskItem(pytest.Function):
+    """One task record: an episode, then one sub-assertion per declared check."""
+
+    def __init__(self, *, record: TaskRecord, trial: int = 0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.record = record
+        self.trial = trial
+        register_markers(self.config, record.task)
+        for marker in record.task.markers():
+            self.add_marker(marker)
+
+    @property
+    def task(self) -> Any:
+        return self.record.task
+
+    def reportinfo(self) -> tuple[Any, int, str]:
+        return self.path, self.record.line - 1, f"task {self.record.task.id}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, (CheckFailed, EpisodeFailed)):
+            return f"{self.record.location}: {excinfo.value}"
+        return super().repr_failure(excinfo)
+
+
+def register_markers(config: pytest.Config, task: Task) -> None:
+    """Register a task's markers (before ``add_marker``, so ``--strict-markers`` accepts them)."""
+    registered = config.stash[registered_markers_key]
+    kinds = {task.domain: "domain", **dict.fromkeys(task.capabilities, "capability tag")}
+    for marker in task.markers():
+        if marker not in registered and marker not in DIFFICULTIES:
+            kind = kinds.get(marker, "task mark")
+            config.addinivalue_line("markers", f"{marker}: crmbench {kind}")
+            registered.add(marker)
+
+
+def run_crm_task(
+    crm_task: Any,
+    crm_env: ToolEnvironment,
+    crm_agent: Agent,
+    crm_user: User,
+    crm_judge: ReplyJudge,
+    crm_settings: RunSettings,
+    crm_usage: UsageLedger,
+    subtests: pytest.Subtests,
+    request: pytest.FixtureRequest,
+) -> None:
+    """The body of every task item."""
+    item = request.node
+    ahead = item.stash.get(played_key, None)
+    if ahead is not None:
+        # --crm-concurrency played this episode in the background with the same fixtures' builders.
+        played = ahead.result()
+    else:
+        played = play(
+            crm_task,
+            crm_env,
+            crm_agent,
+            crm_user,
+            crm_judge,
+            crm_settings,
+            crm_usage,
+            agent_name=agent_label(crm_agent, crm_settings.agent),
+            trial=getattr(item, "trial", 0),
+        )
+    evidence, verdict, crm_agent = played.evidence, played.verdict, played.agent
+    item.stash[evidence_key] = evidence
+    item.stash[verdict_key] = verdict
+    # The result record travels to the controller on the report (before any check can fail).
+    item.user_properties.extend(
+        finished_properties(
+            crm_task,
+            evidence,
+            verdict,
+            settings=crm_settings,
+            latency_s=played.latency_s,
+            nodeid=item.nodeid,
+            with_trace=item.config.stash[record_settings_key].run_dir is not None,
+            update=lambda record: item.ihook.pytest_crmbench_update_result_record(record=record, item=item),
+        )
+    )
+    try:
+        for check in verdict.checks:
+            with subtests.test(msg=check.name):
+                if check.status == "not_judged":
+                    # Located at the task record, not at this line of the plugin.
+                    raise pytest.skip.Exception(check.diff, _use_item_location=True)
+                if check.status == "failed":
+                    raise CheckFailed(check)
+    finally:
+        # Added after the checks (a section added before would be repeated in every subtest
+        # report) but also when -x re-raises the first failed check.
+        item.add_report_section("call", "crm transcript", transcript(evidence))
+    problem = _episode_problem(verdict, evidence, crm_agent)
+    if problem:
+        raise EpisodeFailed(problem)
+
+
+def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> str | None:
+    if verdict.outcome == "infra":
+        return f"infrastructure failure (excluded from the score): {evidence.termination.detail}"
+    if verdict.primary_label == "execution":
+        return f"episode ended by {evidence.termination.reason}: {evidence.termination.detail}"
+    if isinstance(agent, GoldAgent) and agent.mismatches:
+        return "gold path broken:\n" + "\n".join(
+            f"  step {m.step} {m.call.tool}: expected {m.call.expect}, got {m.status}: {m.detail}"
+            for m in agent.mismatches
+        )
+    return None

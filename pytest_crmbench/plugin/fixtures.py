@@ -1,0 +1,140 @@
+"""Public fixtures of a task item. Override any of them in your ``conftest.py``.
+
+``crm_task`` -> ``crm_env_class`` + ``crm_seed`` -> ``crm_env`` (fresh per item) ->
+``crm_agent`` / ``crm_user`` -> episode; ``crm_judge`` grades reply criteria. ``crm_usage`` is the
+item's usage ledger: whatever calls a model reports into it (agent, user, judge).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pytest_crmbench.core.errors import AgentConfigError
+from pytest_crmbench.core.seeding import derive_seed
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.usage import UsageLedger
+from pytest_crmbench.core.users import ScriptedUser, User
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import environment_for
+from pytest_crmbench.grading import ReplyJudge, not_judged
+from pytest_crmbench.models.llm import ModelClient
+from pytest_crmbench.plugin.stash import environments, settings_key
+from pytest_crmbench.run.episode import Agent, AgentContext
+from pytest_crmbench.run.settings import RunSettings
+
+
+@pytest.fixture(scope="session")
+def crm_settings(pytestconfig: pytest.Config) -> RunSettings:
+    """The run's resolved ``--crm-*`` options and ``crm_*`` ini values."""
+    return pytestconfig.stash[settings_key]
+
+
+@pytest.fixture
+def crm_task(request: pytest.FixtureRequest) -> Task:
+    """The task record of the current item."""
+    task = getattr(request.node, "task", None)
+    if not isinstance(task, Task):
+        pytest.fail(
+            f"{request.node.nodeid}: crm_task is only available to crmbench task items (tasks/*.yaml)", pytrace=False
+        )
+    return task
+
+
+@pytest.fixture
+def crm_env_class(crm_task: Task, pytestconfig: pytest.Config) -> type[ToolEnvironment]:
+    """The ToolEnvironment subclass of the task's domain."""
+    return environment_for(crm_task.domain, environments(pytestconfig))
+
+
+@pytest.fixture
+def crm_seed(crm_task: Task, crm_settings: RunSettings, request: pytest.FixtureRequest) -> int:
+    """The item's seed, derived from (base seed, task id, trial)."""
+    return derive_seed(crm_settings.base_seed, crm_task.id, getattr(request.node, "trial", 0))
+
+
+@pytest.fixture
+def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int) -> ToolEnvironment:
+    """A freshly reset environment: the domain default with the task's override merged in."""
+    return crm_env_class(crm_task.initial_state, seed=crm_seed)
+
+
+@pytest.fixture
+def crm_usage() -> UsageLedger:
+    """The item's model usage ledger (per role); it ends up in the evidence and the verdict."""
+    return UsageLedger()
+
+
+@pytest.fixture
+def crm_agent(
+    crm_task: Task,
+    crm_env_class: type[ToolEnvironment],
+    crm_seed: int,
+    crm_settings: RunSettings,
+    crm_usage: UsageLedger,
+    pytestconfig: pytest.Config,
+) -> Agent:
+    """The agent under evaluation, built by the ``pytest_crmbench_make_agent`` hook."""
+    return make_agent(pytestconfig, crm_settings, crm_task, crm_env_class, crm_seed, crm_usage)
+
+
+@pytest.fixture
+def crm_user(crm_task: Task, crm_settings: RunSettings, crm_seed: int, crm_usage: UsageLedger) -> User:
+    """The user side: the model simulator with a user model (--crm-user-model), else a scripted
+    user that says the opening line."""
+    return make_user(crm_settings, crm_task, crm_seed, crm_usage)
+
+
+@pytest.fixture
+def crm_judge(crm_settings: RunSettings, crm_usage: UsageLedger) -> ReplyJudge:
+    """Grades reply criteria with the judge model (--crm-judge-model). Without one, every criterion
+    is 'not judged' (never a pass)."""
+    return make_judge(crm_settings, crm_usage)
+
+
+# -- the builders behind the fixtures (also used by --crm-concurrency's run-ahead) ------------------
+
+
+def make_agent(
+    config: pytest.Config,
+    settings: RunSettings,
+    task: Task,
+    env_class: type[ToolEnvironment],
+    seed: int,
+    usage: UsageLedger,
+) -> Agent:
+    models = settings.models
+    context = AgentContext(
+        task=task,
+        environment=env_class,
+        seed=seed,
+        limits=settings.limits,
+        model=models.config(models.agent, seed=seed) if models.agent else None,
+        usage=usage,
+        graph_dirs=settings.graph_dirs,
+    )
+    try:
+        agent: Any = config.hook.pytest_crmbench_make_agent(name=settings.agent, context=context)
+    except AgentConfigError as exc:
+        # The same error would repeat for every task, so stop the run.
+        pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)
+    return agent  # type: ignore[no-any-return]
+
+
+def make_user(settings: RunSettings, task: Task, seed: int, usage: UsageLedger) -> User:
+    models = settings.models
+    if models.user is None:
+        return ScriptedUser(task)
+    from pytest_crmbench.models.simulator import LLMUser
+
+    return LLMUser(task, ModelClient(models.config(models.user, seed=seed), "user", usage))
+
+
+def make_judge(settings: RunSettings, usage: UsageLedger) -> ReplyJudge:
+    models = settings.models
+    if models.judge is None:
+        return not_judged
+    from pytest_crmbench.models.judge import LLMJudge
+
+    return LLMJudge(models.config(models.judge)).bind(usage)

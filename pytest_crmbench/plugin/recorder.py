@@ -1,0 +1,546 @@
+"""Runs: the ``--crm-*`` options of issue 5 and the controller-side plugin that records a run.
+
+:class:`RunRecorder` exists only on the controller (never on an xdist worker). It receives each
+finished item's record on its test report, appends it to ``results.jsonl``, turns a collected
+item without a result (a crashed worker, a fixture error) into an ``error`` row, writes the
+leaderboard at session end, prints one ``crmbench`` terminal section and applies the CI gates to
+the exit status. :class:`ResumeFilter` runs wherever items are collected and deselects those a
+resumed run already has.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+from pytest_crmbench import __version__
+from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.core.evidence import jsonable
+from pytest_crmbench.plugin.optionvalue import option_value, required_value
+from pytest_crmbench.results import report, tables
+from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.paired import flip_lines
+from pytest_crmbench.results.records import (
+    RESULT_PROPERTY,
+    TRACE_PROPERTY,
+    ResultRecord,
+    decode_record,
+    encode_record,
+    error_record,
+    model_of,
+    utc_now,
+)
+from pytest_crmbench.results.rundir import (
+    FORMAT,
+    RunDir,
+    RunDirError,
+    default_run_dir,
+    git_commit,
+    load_run,
+    redact,
+    resume_mismatches,
+    secret_values,
+)
+from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
+from pytest_crmbench.run.settings import RunSettings
+
+DONE_INPUT = "crm_done"
+"""``workerinput`` key: the (task id, trial) pairs a resumed run already has."""
+_TRIAL_SUFFIX = re.compile(r"^(?P<task>.+)\[t(?P<trial>\d+)\]$")
+
+
+@dataclass(frozen=True)
+class RecordSettings:
+    run_dir: Path | None
+    """Where this run is written; None: not written (a gold run without ``--crm-run-dir``)."""
+    resume: Path | None
+    gates: Gates
+
+
+record_settings_key = pytest.StashKey[RecordSettings]()
+recorder_key = pytest.StashKey["RunRecorder"]()
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("crmbench")
+    group.addoption(
+        "--crm-trials", dest="crm_trials", type=int, metavar="K", help="Run every selected task K times. Default 1."
+    )
+    group.addoption(
+        "--crm-run-dir",
+        dest="crm_run_dir",
+        metavar="DIR",
+        help="Write the run (manifest, results.jsonl, traces, leaderboard) to DIR. "
+        "Default for non-gold agents and models: crm-runs/<UTC timestamp>-<model or agent>/.",
+    )
+    group.addoption(
+        "--crm-resume",
+        dest="crm_resume",
+        metavar="RUN_DIR",
+        help="Continue RUN_DIR: skip items it already has, append to it, report both.",
+    )
+    group.addoption(
+        "--crm-fail-under",
+        dest="crm_fail_under",
+        type=float,
+        metavar="FRACTION",
+        help="Fail the run (exit 1) if strict accuracy is below FRACTION (0.80 = 80 %); otherwise exit 0 even if tasks failed.",
+    )
+    group.addoption(
+        "--crm-compare",
+        dest="crm_compare",
+        metavar="BASELINE_RUN",
+        help="Fail the run if accuracy drops against BASELINE_RUN, overall or in a domain (see --crm-max-drop).",
+    )
+    group.addoption(
+        "--crm-max-drop",
+        dest="crm_max_drop",
+        type=float,
+        metavar="PP",
+        help="Percentage points of allowed drop against --crm-compare. Default 0.",
+    )
+    group.addoption(
+        "--crm-significance",
+        dest="crm_significance",
+        type=float,
+        metavar="ALPHA",
+        help="With --crm-compare: fail on a drop only when the paired test's p-value is below ALPHA (e.g. 0.05).",
+    )
+    group.addoption(
+        "--crm-max-infra",
+        dest="crm_max_infra",
+        type=int,
+        metavar="N",
+        help="Fail the run if more than N results are infra failures or errors.",
+    )
+    parser.addini("crm_trials", "Default number of trials per task (see --crm-trials).", default="1")
+    parser.addini("crm_run_dir", "Run directory, relative to the rootdir (see --crm-run-dir).", default="")
+    parser.addini("crm_fail_under", "Minimum strict accuracy as a fraction (see --crm-fail-under).", default="")
+    parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
+    parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
+    parser.addini("crm_significance", "Significance level a drop must reach (see --crm-significance).", default="")
+    parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
+
+
+def resolve_trials(config: pytest.Config) -> int:
+    trials = required_value(config, "crm_trials", int)
+    if trials < 1:
+        raise pytest.UsageError("--crm-trials must be at least 1")
+    return trials
+
+
+def _cli_path(config: pytest.Config, value: str) -> Path:
+    return (config.invocation_params.dir / value).resolve()
+
+
+def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> RecordSettings:
+    """Command line over ini; decides whether this run is written, and where."""
+    resume = config.getoption("crm_resume")
+    resume_dir = _cli_path(config, resume) if resume else None
+    given = config.getoption("crm_run_dir")
+    ini = str(config.getini("crm_run_dir")).strip()
+    run_dir = _cli_path(config, given) if given else (config.rootpath / ini).resolve() if ini else None
+    if resume_dir is not None:
+        if given and run_dir != resume_dir:
+            raise pytest.UsageError("--crm-resume continues its own run directory; drop --crm-run-dir")
+        run_dir = resume_dir
+    elif run_dir is None and (settings.agent != "gold" or model_of(settings)):
+        # Gold runs are the benchmark's self-test (plain `pytest` in this repository): they are
+        # not results worth keeping unless asked. Every other agent or model writes its run.
+        run_dir = default_run_dir(config.rootpath, system_name(settings))
+    compare = config.getoption("crm_compare")
+    compare_ini = str(config.getini("crm_compare")).strip()
+    gates = Gates(
+        fail_under=option_value(config, "crm_fail_under", _fraction),
+        compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
+        max_drop=option_value(config, "crm_max_drop", float),
+        max_infra=option_value(config, "crm_max_infra", int),
+        significance=option_value(config, "crm_significance", _significance),
+    )
+    if gates.max_drop is not None and gates.compare is None:
+        raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
+    if gates.significance is not None and gates.compare is None:
+        raise pytest.UsageError("--crm-significance needs --crm-compare=BASELINE_RUN")
+    return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates)
+
+
+def _fraction(raw: str | float) -> float:
+    try:
+        return check_fraction(float(raw))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--crm-fail-under / crm_fail_under: {exc}") from None
+
+
+def _significance(raw: str | float) -> float:
+    try:
+        return check_significance(float(raw))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--crm-significance / crm_significance: {exc}") from None
+
+
+def system_name(settings: RunSettings) -> str:
+    """A run's system in leaderboards: its model, else its agent."""
+    return model_of(settings) or settings.agent
+
+
+def models(settings: RunSettings) -> dict[str, Any]:
+    """Model and provider ids per role (the provider is the litellm prefix, e.g. ``openai``)."""
+    ids = {"agent": settings.models.agent, "user": settings.models.user, "judge": settings.models.judge}
+    return {
+        **ids,
+        "providers": {role: model.split("/", 1)[0] if model and "/" in model else None for role, model in ids.items()},
+    }
+
+
+def sampling(settings: RunSettings) -> dict[str, Any]:
+    """What shapes the model's answers (part of the resume check); the API base without credentials."""
+    chosen = settings.models
+    return {
+        "temperature": chosen.temperature,
+        "max_tokens": chosen.max_tokens,
+        "api_base": _without_credentials(chosen.api_base),
+        "prices": sorted(chosen.prices),
+    }
+
+
+def execution(settings: RunSettings) -> dict[str, Any]:
+    """How calls are made, not what they answer: a resumed run may change these (say, lower the
+    concurrency after rate limits killed it)."""
+    chosen = settings.models
+    return {"request_timeout_s": chosen.timeout_s, "retries": chosen.retries, "concurrency": settings.concurrency}
+
+
+def _without_credentials(url: str | None) -> str | None:
+    if not url:
+        return None
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def build_manifest(
+    config: pytest.Config, settings: RunSettings, task_set: RunTasks | None, problem: str | None
+) -> dict[str, Any]:
+    """What ran, without a secret: never the environment; arguments are scrubbed of credentials."""
+    ids = models(settings)
+    manifest = {
+        "format": FORMAT,
+        "benchmark_version": __version__,
+        "created_at": utc_now(),
+        "system": system_name(settings),
+        "task_set": {
+            "hash": task_set.hash if task_set else None,
+            "files": task_set.files if task_set else [],
+            "tasks": len(task_set.tasks) if task_set else 0,
+            "environments": task_set.environments if task_set else {},
+            "lock": task_set.lock if task_set else None,
+            **({"error": problem} if problem else {}),
+        },
+        "agent": settings.agent,
+        "models": ids,
+        "sampling": jsonable(sampling(settings)),
+        "execution": execution(settings),
+        "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
+        "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
+        "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},
+        "env_dirs": [_shown(config, p) for p in settings.env_dirs],
+        "pytest": {
+            "args": list(config.invocation_params.args),
+            "xdist_workers": jsonable(config.getoption("numprocesses", None)),
+            "dist": jsonable(config.getoption("dist", None)),
+        },
+        "git": git_commit(config.rootpath),
+    }
+    return redact(manifest, secret_values())  # type: ignore[no-any-return]
+
+
+def _shown(config: pytest.Config, path: Path) -> str:
+    return path.relative_to(config.rootpath).as_posix() if path.is_relative_to(config.rootpath) else str(path)
+
+
+def split_nodeid(nodeid: str) -> tuple[str, int]:
+    """(task id, 0-based trial) of a task item's node id (``...::id`` or ``...::id[t2]``)."""
+    name = nodeid.rsplit("::", 1)[-1]
+    match = _TRIAL_SUFFIX.match(name)
+    return (match["task"], int(match["trial"]) - 1) if match else (name, 0)
+
+
+def is_task_nodeid(nodeid: str) -> bool:
+    return nodeid.split("::", 1)[0].endswith((".yaml", ".yml")) and "::" in nodeid
+
+
+def _last_line(report: pytest.TestReport) -> str:
+    text = report.longreprtext.strip()
+    return (text.splitlines()[-1] if text else f"{report.when} {report.outcome}")[:500]
+
+
+class ResumeFilter:
+    """Deselects items that already have a scored result (infra and error results are re-run)."""
+
+    def __init__(self, done: set[tuple[str, int]]) -> None:
+        self.done = done
+
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        skipped = [item for item in items if self._done(item)]
+        if skipped:
+            items[:] = [item for item in items if not self._done(item)]
+            config.hook.pytest_deselected(items=skipped)
+
+    def _done(self, item: pytest.Item) -> bool:
+        record = getattr(item, "record", None)
+        return record is not None and (record.task.id, getattr(item, "trial", 0)) in self.done
+
+
+class RunRecorder:
+    """The controller's record of the run. Registered as ``crmbench-recorder``."""
+
+    def __init__(self, config: pytest.Config, settings: RunSettings, options: RecordSettings) -> None:
+        self.config = config
+        self.settings = settings
+        self.options = options
+        self.records: dict[tuple[str, int], ResultRecord] = {}
+        self.previous: dict[tuple[str, int], ResultRecord] = {}
+        self.expected: dict[str, tuple[str, int]] = {}
+        self.finished: set[str] = set()
+        self.other_failures = 0
+        self.verdict: GateVerdict | None = None
+        self.not_run = 0
+        self._task_set: RunTasks | None = None
+        self._task_set_problem: str | None = None
+        self.run_dir = RunDir(options.run_dir) if options.run_dir else None
+        self.manifest = self._manifest() if self.run_dir else None
+        self._manifest_written = False
+        self.baseline = self._baseline()
+        if options.resume is not None:
+            self._resume(options.resume)
+
+    # -- set-up ----------------------------------------------------------------------------
+
+    def task_set(self) -> RunTasks | None:
+        if self._task_set is None and self._task_set_problem is None:
+            try:
+                self._task_set = load_run_tasks(self.config.rootpath, self.settings)
+            except CrmbenchError as exc:
+                # Collection reports the same problem with file and line; the manifest notes it.
+                self._task_set_problem = str(exc).splitlines()[0]
+        return self._task_set
+
+    def _manifest(self) -> dict[str, Any]:
+        return build_manifest(self.config, self.settings, self.task_set(), self._task_set_problem)
+
+    def _baseline(self) -> list[ResultRecord] | None:
+        if self.options.gates.compare is None:
+            return None
+        try:
+            return load_run(self.options.gates.compare).records
+        except RunDirError as exc:
+            raise pytest.UsageError(f"--crm-compare: {exc}") from None
+
+    def _resume(self, path: Path) -> None:
+        try:
+            saved = load_run(path)
+        except RunDirError as exc:
+            raise pytest.UsageError(f"--crm-resume: {exc}") from None
+        assert self.manifest is not None
+        problems = resume_mismatches(saved.manifest, self.manifest)
+        if problems:
+            raise pytest.UsageError(
+                f"--crm-resume: {path} was run with other settings; start a new run instead:\n  "
+                + "\n  ".join(problems)
+            )
+        self.previous = {r.key: r for r in saved.records}
+        self.manifest = {**saved.manifest, "resumed_at": [*saved.manifest.get("resumed_at", []), utc_now()]}
+        self.config.pluginmanager.register(ResumeFilter(self.done()), "crmbench-resume")
+
+    def done(self) -> set[tuple[str, int]]:
+        return {key for key, record in self.previous.items() if record.scored}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        # Workers collect; they deselect finished items with the controller's list, so every
+        # worker collects the same items.
+        node.workerinput[DONE_INPUT] = sorted(self.done())
+
+    # -- collection: what should produce a result ---------------------------------------------
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        for item in session.items:
+            record = getattr(item, "record", None)
+            if record is not None:
+                self.expected[item.nodeid] = (record.task.id, getattr(item, "trial", 0))
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
+        for nodeid in ids:
+            if is_task_nodeid(nodeid):
+                self.expected.setdefault(nodeid, split_nodeid(nodeid))
+
+    # -- results -------------------------------------------------------------------------------
+
+    def pytest_runtest_logstart(self, nodeid: str) -> None:
+        if self.run_dir and self.manifest and not self._manifest_written:
+            self.run_dir.write_manifest(self.manifest)
+            self._manifest_written = True
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if isinstance(report, pytest.SubtestReport) or report.outcome == "rerun":  # type: ignore[comparison-overlap]
+            return
+        nodeid = report.nodeid
+        if nodeid not in self.expected and not is_task_nodeid(nodeid):
+            if report.failed:
+                self.other_failures += 1
+            return
+        if nodeid in self.finished:
+            return
+        properties = dict(report.user_properties)
+        if report.when == "call" and RESULT_PROPERTY in properties:
+            self._finish(nodeid, self._decode(nodeid, properties), properties.get(TRACE_PROPERTY))
+        elif report.when == "???":  # type: ignore[comparison-overlap]  # xdist: the worker died while running this item
+            self._finish(nodeid, self._error(nodeid, str(report.longrepr)), None)
+        elif report.when == "setup" and report.skipped:
+            self.finished.add(nodeid)  # skipped before it ran: no result, not an error
+        elif report.when == "teardown" or (report.when == "setup" and report.failed):
+            self._finish(
+                nodeid, self._error(nodeid, f"no result: {report.when} {report.outcome}: {_last_line(report)}"), None
+            )
+
+    def _decode(self, nodeid: str, properties: dict[str, Any]) -> ResultRecord:
+        try:
+            return decode_record(str(properties[RESULT_PROPERTY]))
+        except ValueError as exc:
+            return self._error(nodeid, f"unreadable result record: {exc}")
+
+    def _error(self, nodeid: str, message: str) -> ResultRecord:
+        task_id, trial = self.expected.get(nodeid) or split_nodeid(nodeid)
+        task_set = self.task_set()
+        task = task_set.tasks.get(task_id) if task_set else None
+        meta = (
+            {"domain": task.domain, "difficulty": task.difficulty, "capabilities": list(task.capabilities)}
+            if task
+            else {}
+        )
+        return error_record(
+            task_id,
+            trial,
+            message,
+            nodeid=nodeid,
+            meta={**meta, "agent": self.settings.agent, "model": model_of(self.settings)},
+        )
+
+    def _finish(self, nodeid: str, record: ResultRecord, trace: Any) -> None:
+        self.finished.add(nodeid)
+        self.records[record.key] = record
+        if self.run_dir is None:
+            return
+        self.pytest_runtest_logstart(nodeid)  # the manifest first, whatever the hook order
+        self.run_dir.append_result(encode_record(record))
+        if isinstance(trace, str):
+            self.run_dir.append_trace(record.domain or "unknown", trace)
+
+    # -- session end -----------------------------------------------------------------------------
+
+    def all_records(self) -> list[ResultRecord]:
+        return list({**self.previous, **self.records}.values())
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if self.config.option.collectonly:
+            return
+        missing = [nodeid for nodeid in self.expected if nodeid not in self.finished]
+        interrupted = session.shouldstop or session.shouldfail or session.exitstatus == pytest.ExitCode.INTERRUPTED
+        if interrupted:
+            self.not_run = len(missing)  # never started: --crm-resume runs them, they are not errors
+        else:
+            for nodeid in missing:
+                self._finish(nodeid, self._error(nodeid, "no result received (lost with its worker?)"), None)
+        records = self.all_records()
+        if self.run_dir and (records or self._manifest_written):
+            leaderboard = self.leaderboard(records)
+            self.run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
+        if self.options.gates.active:
+            self.verdict = evaluate(self.options.gates, records, self.baseline)
+            if self.not_run:
+                # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
+                failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
+                self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
+            self._gate_exit_status(session, self.verdict)
+
+    def _gate_exit_status(self, session: pytest.Session, verdict: GateVerdict) -> None:
+        # Like --max-warnings: the gate decides only when nothing else went wrong. A failing
+        # ordinary test, a collection error or an interruption keep their exit status.
+        gateable = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED)
+        if session.exitstatus in gateable and not self.other_failures:
+            session.exitstatus = pytest.ExitCode.OK if verdict.passed else pytest.ExitCode.TESTS_FAILED
+        elif not verdict.passed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.other_failures += 1
+
+    def leaderboard(self, records: list[ResultRecord]) -> report.Leaderboard:
+        name = self.run_dir.path.name if self.run_dir else "this run"
+        created = str((self.manifest or {}).get("created_at", ""))
+        return report.build([report.RunInput(name, system_name(self.settings), created, records)])
+
+    def lines(self) -> list[str]:
+        records = self.all_records()
+        if not records:
+            return []
+        leaderboard = self.leaderboard(records)
+        system = leaderboard.systems[0]
+        first = system.first
+        unit = "task(s)" if self.settings.trials == 1 else f"result(s) of round 1 of {len(system.rounds)}"
+        lines = [tables.outcome_line(first, unit)]
+        explained = tables.not_judged_line(first)
+        if explained:
+            lines.append(explained)
+        lines.extend(tables.headline(leaderboard))
+        if len(system.rounds) > 1:
+            lines.append(tables.trials_line(system))
+        if self.previous:
+            lines.append(f"resumed: {len(self.previous)} earlier result(s) merged, {len(self.records)} new")
+        if self.not_run:
+            lines.append(f"{self.not_run} item(s) not run (interrupted); --crm-resume continues the run")
+        if self.run_dir is not None:
+            lines.append(f"run directory: {_shown(self.config, self.run_dir.path)}")
+        return lines
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        lines = self.lines()
+        if lines and terminalreporter.config.get_verbosity() >= 0:
+            terminalreporter.write_sep("-", "crmbench")
+            for line in lines:
+                terminalreporter.write_line(line)
+        if self.verdict is not None:
+            # Shown even with -q: it explains the exit status.
+            for failure in self.verdict.failures:
+                terminalreporter.write_line(f"crmbench gate FAILED: {failure}", red=True, bold=True)
+            if self.verdict.passed:
+                notes = "; ".join(self.verdict.notes)
+                terminalreporter.write_line(f"crmbench gate passed: {notes}", green=True)
+            comparison = self.verdict.comparison
+            if comparison is not None and terminalreporter.config.get_verbosity() >= 0:
+                terminalreporter.write_line(f"compared with the baseline: {comparison.summary()}")
+                for line in flip_lines(comparison):
+                    terminalreporter.write_line(f"  {line}")
+
+
+def configure(config: pytest.Config, settings: RunSettings, is_worker: bool) -> None:
+    """Called from ``pytest_configure``: the recorder on the controller, the resume filter on workers."""
+    options = resolve_record_settings(config, settings)
+    config.stash[record_settings_key] = options
+    if is_worker:
+        done = getattr(config, "workerinput", {}).get(DONE_INPUT)
+        if done:
+            config.pluginmanager.register(ResumeFilter({(t, int(n)) for t, n in done}), "crmbench-resume")
+        return
+    recorder = RunRecorder(config, settings, options)
+    config.stash[recorder_key] = recorder
+    config.pluginmanager.register(recorder, "crmbench-recorder")

@@ -1,0 +1,64 @@
+"""Every agent by name: the built-in ones and the factory seam for everyone else's.
+
+Names resolve as ``gold`` (replay the task's gold path), ``null`` (do nothing), ``graph`` and
+``flat`` (the reference scaffolds, which call ``--crm-model``), ``package.module:factory`` (your
+own), or whatever a ``pytest_crmbench_make_agent`` hook implementation returns first.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from pytest_crmbench.core.errors import AgentConfigError
+from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.episode import Agent, AgentContext, AgentFactory
+
+
+def _graph_agent(context: AgentContext) -> Agent:
+    # Imported on use: the reference agents need the model layer, gold and null runs do not.
+    from pytest_crmbench.reference.graph_agent import make_graph_agent
+
+    return make_graph_agent(context)
+
+
+def _flat_agent(context: AgentContext) -> Agent:
+    from pytest_crmbench.reference.flat_agent import make_flat_agent
+
+    return make_flat_agent(context)
+
+
+BUILTIN_AGENTS: dict[str, AgentFactory] = {
+    "gold": lambda context: GoldAgent(context.task),
+    "null": lambda context: NullAgent(),
+    "graph": _graph_agent,
+    "flat": _flat_agent,
+}
+MODEL_AGENTS = frozenset({"graph", "flat"})
+"""Built-in agents that call ``--crm-model``."""
+
+
+def load_factory(name: str) -> AgentFactory:
+    """Resolve a built-in name or a ``package.module:factory`` path."""
+    if name in BUILTIN_AGENTS:
+        return BUILTIN_AGENTS[name]
+    module_name, sep, attr = name.partition(":")
+    if not sep or not module_name or not attr:
+        raise AgentConfigError(
+            f"unknown agent {name!r}: use one of {', '.join(BUILTIN_AGENTS)} or 'package.module:factory'"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise AgentConfigError(f"agent {name!r}: cannot import {module_name!r}: {exc}") from exc
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise AgentConfigError(f"agent {name!r}: {module_name!r} has no callable {attr!r}")
+    return factory  # type: ignore[no-any-return]
+
+
+def agent_label(agent: Agent, option: str) -> str:
+    """The agent's name for evidence: its own ``name``, else the option that built it, else its type."""
+    name = getattr(agent, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    return option if option not in BUILTIN_AGENTS else type(agent).__qualname__

@@ -1,0 +1,48 @@
+"""One item's work, whether pytest plays it inline or a pool plays it ahead: the episode, then grading."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.usage import UsageLedger
+from pytest_crmbench.core.users import User
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.grading import ReplyJudge, grade
+from pytest_crmbench.grading.verdict import TaskVerdict
+from pytest_crmbench.run.episode import Agent, run_episode
+from pytest_crmbench.run.settings import RunSettings
+
+
+@dataclass(frozen=True)
+class Played:
+    evidence: Evidence
+    verdict: TaskVerdict
+    agent: Agent
+    latency_s: float
+    """Wall time of the episode itself (not of waiting for it), for result records."""
+
+
+def play(
+    task: Task,
+    env: ToolEnvironment,
+    agent: Agent,
+    user: User,
+    judge: ReplyJudge,
+    settings: RunSettings,
+    usage: UsageLedger,
+    *,
+    agent_name: str,
+    trial: int,
+) -> Played:
+    """Episode + grading of one item: what every task item does, inline or ahead of time."""
+    started = time.monotonic()
+    evidence = run_episode(
+        task, env, agent, user, agent_name=agent_name, limits=settings.limits, trial=trial, usage=usage
+    )
+    latency_s = time.monotonic() - started
+    verdict = grade(task, evidence, judge)
+    verdict.judge_usage = usage.get("judge")
+    return Played(evidence, verdict, agent, latency_s)

@@ -1,0 +1,26 @@
+"""RunSettings: every ``--crm-*`` flag and ``crm_*`` ini value, resolved once into a frozen object.
+
+Engine modules receive a RunSettings, never a ``pytest.Config``; the CLI builds the same object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_crmbench.models.llm import ModelSettings
+from pytest_crmbench.run.episode import Limits
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    agent: str = "gold"
+    base_seed: int = 0
+    limits: Limits = field(default_factory=Limits)
+    trials: int = 1
+    env_dirs: tuple[Path, ...] = ()
+    task_globs: tuple[str, ...] = ("tasks/*.yaml",)
+    task_exclude: tuple[str, ...] = ("tasks/manifest.yaml",)
+    models: ModelSettings = field(default_factory=ModelSettings)
+    graph_dirs: tuple[Path, ...] = ()
+    concurrency: int = 1
