@@ -1,4 +1,4 @@
-"""``crmbench leaderboard``, ``crmbench grade`` and ``crmbench gate``: saved runs, no pytest, no model."""
+"""``crmbench leaderboard``, ``report``, ``grade`` and ``gate``: saved runs, no pytest, no model."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any
 
 from pytest_crmbench.results import report, tables
 from pytest_crmbench.results.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
 from pytest_crmbench.results.regrade import regrade, summary_lines
@@ -29,6 +30,12 @@ def leaderboard_text(paths: Sequence[Path], as_json: bool) -> str:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     print(leaderboard_text(args.runs, args.json), end="" if args.json else "\n")
+    return OK
+
+
+def _report(args: argparse.Namespace) -> int:
+    written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
+    print(f"report written: {written}")
     return OK
 
 
@@ -84,6 +91,21 @@ def add_commands(commands: Any) -> None:
     board.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories (crm-runs/...).")
     board.add_argument("--json", action="store_true", help="Print JSON instead of markdown.")
     board.set_defaults(handler=_leaderboard)
+
+    html = commands.add_parser(
+        "report", help="Write one self-contained HTML report (leaderboard, figures, task pages) for saved runs."
+    )
+    html.add_argument(
+        "runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories; with two, the first is the baseline."
+    )
+    html.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="Output file (report.html).")
+    html.add_argument(
+        "--tasks",
+        type=Path,
+        default=Path("tasks"),
+        help="Task files folder, for user briefs and YAML lines (default: tasks; missing: left out).",
+    )
+    html.set_defaults(handler=_report)
 
     grade = commands.add_parser(
         "grade", help="Re-grade saved trajectories against the current contracts (no model is called)."

@@ -134,7 +134,7 @@ def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
         loader.dispose()
     if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
         return record.line
-    return _line_of(root.value[record.index], loc)
+    return line_of(root.value[record.index], loc)
 
 
 def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None = None) -> list[SpecError]:
@@ -144,7 +144,7 @@ def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id
         loc = _clean_loc(err["loc"])
         errors.append(
             SpecError(
-                _message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+                _message(err), file=shown, line=line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
             )
         )
     return errors
@@ -171,7 +171,7 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+def line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
     """The line of the deepest YAML node along ``loc`` (1-based)."""
     for part in loc:
         child = _child(node, part)
