@@ -77,16 +77,20 @@ def _new(height: float) -> MplFigure:
     return MplFigure(figsize=(WIDTH, height), layout="constrained")
 
 
+_ID = re.compile(r'(\bid="|url\(#|href="#)')
+
+
 def _svg(figure: MplFigure, key: str) -> str:
     import matplotlib
 
-    # Ids inside one SVG (clip paths) are hashes salted with this: a salt per figure keeps them
-    # unique when several figures are inlined in one page, and fixed so the output is stable.
-    with matplotlib.rc_context({"svg.hashsalt": f"crmbench-{key}"}):
+    # Clip-path ids are hashes salted with this: fixed, so the same figure gives the same bytes.
+    with matplotlib.rc_context({"svg.hashsalt": "crmbench"}):
         buffer = io.StringIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
-    text = buffer.getvalue()
-    return re.sub(r"^.*?(?=<svg)", "", text, flags=re.S).strip()
+    text = re.sub(r"^.*?(?=<svg)", "", buffer.getvalue(), flags=re.S).strip()
+    # Every figure names its groups figure_1, axes_1 ...: prefixed with the figure's key, ids
+    # (and the references to them) stay unique when the figures share one page.
+    return _ID.sub(lambda m: f"{m.group(1)}{key}-", text)
 
 
 def _percent_axis(axis: Any) -> None:
@@ -161,12 +165,12 @@ def by_domain(leaderboard: Leaderboard) -> MplFigure:
     axes = figure.add_subplot()
 
     def cell(r: int, c: int) -> tuple[float | None, str]:
-        count = systems[r].first.by_domain.get(domains[c])
+        count = systems[r].first.by_domain.get(domains[c]) if domains else None
         if count is None or count.rate is None:
             return None, "n/a"
         return float(count.rate), f"{float(count.rate) * 100:.0f} %\n{count.successes}/{count.total}"
 
-    image = _heatmap(axes, _names(leaderboard), domains, cell)
+    image = _heatmap(axes, _names(leaderboard), domains or ["(nothing scored)"], cell)
     bar = figure.colorbar(image, ax=axes, shrink=0.8)
     _percent_axis(bar.ax.yaxis)
     return figure
@@ -179,7 +183,7 @@ def components(leaderboard: Leaderboard) -> MplFigure:
     axes = figure.add_subplot()
 
     def cell(r: int, c: int) -> tuple[float | None, str]:
-        count = systems[r].first.components.get(families[c])
+        count = systems[r].first.components.get(families[c]) if families else None
         if count is None or count.rate is None:
             return None, "not declared"
         return float(count.rate), f"{float(count.rate) * 100:.0f} %\n{count.successes}/{count.total}"

@@ -56,7 +56,7 @@ def check_location(name: str, contract: Contract) -> tuple[str | int, ...] | Non
         tools = [action.tool for action in contract.expected_actions]
         return ("contract", "expected_actions", tools.index(subject)) if subject in tools else None
     keyed = {"state": ("expected_state",), "forbidden.state": ("forbidden", "state")}
-    if kind in keyed and subject:
+    if kind in keyed and subject and number is not None:
         return ("contract", *keyed[kind], subject)
     listed = {
         "param": ("expected_params",),
