@@ -49,7 +49,8 @@ class CrmProject:
         ``crm_html = "no"``: drawing report.html costs about a second per run; the tests of the
         report turn it back on with ``--crm-html=yes``.
         """
-        text = f'[tool.pytest]\nstrict = true\ncrm_html = "no"\n{extra}'
+        html = "" if "crm_html" in extra else 'crm_html = "no"\n'
+        text = f"[tool.pytest]\nstrict = true\n{html}{extra}"
         (self.path / "pyproject.toml").write_text(text, encoding="utf-8")
 
     def add(self, name: str, source: Path | None = None) -> Path:
