@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 from collections.abc import Sequence
@@ -55,13 +57,18 @@ def full(runs: list[Path]) -> str:
 
 
 def page(paths: Sequence[Path], sources: Sources | None = None) -> str:
-    return render([read_report_run(p) for p in paths], sources or sources_for(DATA / "tasks"), GENERATED)
+    sources = sources or sources_for(DATA / "tasks")
+    return render([read_report_run(p, sources) for p in paths], sources, GENERATED)
 
 
 def embedded(text: str, name: str) -> Any:
-    match = re.search(rf'<script type="application/json" id="crm-{name}">(.*?)</script>', text, re.S)
+    """The page's index (JSON) or task details (gzipped JSON in base64), decoded."""
+    match = re.search(rf'<script type="application/([a-z+0-9]+)" id="crm-{name}">(.*?)</script>', text, re.S)
     assert match is not None
-    return json.loads(match.group(1))
+    kind, body = match.groups()
+    if kind == "gzip+base64":
+        body = gzip.decompress(base64.b64decode(body)).decode("utf-8")
+    return json.loads(body)
 
 
 def test_the_page_loads_nothing_from_anywhere(full: str) -> None:

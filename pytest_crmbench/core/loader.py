@@ -77,6 +77,11 @@ def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
 def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
     shown = display_path or str(path)
     data, root = parse_yaml(text, shown)
+    return task_records(data, root, path=path, shown=shown)
+
+
+def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -> list[TaskRecord]:
+    """Validated records of a parsed task file (``parse_yaml``'s document and node tree)."""
     if data is None:
         return []
     if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):

@@ -22,7 +22,7 @@ from pytest_crmbench import __version__
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
-from pytest_crmbench.results import report, tables
+from pytest_crmbench.results import paired, report, tables
 from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, check_significance, evaluate
 from pytest_crmbench.results.html import REPORT_HTML, write_report
 from pytest_crmbench.results.paired import flip_lines
@@ -482,7 +482,7 @@ class RunRecorder:
         records = self.all_records()
         if self.run_dir and (records or self._manifest_written):
             leaderboard = self.leaderboard(records)
-            self.run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
+            self.run_dir.write_leaderboard(self._leaderboard_json(leaderboard, records), tables.markdown(leaderboard))
             if self.options.html and records:
                 self._write_html()
         if self.options.gates.active:
@@ -492,6 +492,17 @@ class RunRecorder:
                 failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
                 self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
             self._gate_exit_status(session, self.verdict)
+
+    def _leaderboard_json(self, leaderboard: report.Leaderboard, records: list[ResultRecord]) -> dict[str, Any]:
+        """The tables as data; with --crm-compare, the paired comparison and its flipped tasks too."""
+        data = report.as_json(leaderboard)
+        if self.baseline is not None:
+            comparison = paired.compare(records, self.baseline)
+            data["comparison"] = {
+                "baseline": str(self.options.gates.compare),
+                **(comparison.as_json() if comparison else {"paired_tasks": 0}),
+            }
+        return data
 
     def _write_html(self) -> None:
         """``report.html``, with the baseline first when there is one (then it shows the paired comparison)."""

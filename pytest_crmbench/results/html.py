@@ -10,6 +10,8 @@ is parsed on load, the task details only when a task is first opened, so a relea
 
 from __future__ import annotations
 
+import base64
+import gzip
 import html
 import json
 import re
@@ -33,22 +35,32 @@ _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 @dataclass(frozen=True)
 class ReportRun:
-    """A run as the report reads it: the saved run and its trajectories by (task, trial)."""
+    """A run as the report reads it: the saved run and each result's task page data."""
 
     saved: SavedRun
-    traces: dict[tuple[str, int], dict[str, Any]]
+    details: dict[tuple[str, int], dict[str, Any]]
 
     @property
     def name(self) -> str:
         return self.saved.path.name
 
 
-def read_report_run(path: Path) -> ReportRun:
-    traces = {}
+def read_report_run(path: Path, sources: Sources) -> ReportRun:
+    """The run at ``path``; each trajectory is turned into its page data as it is read and then
+    dropped (a release run's traces are hundreds of megabytes, mostly full CRM states)."""
+    saved = load_run(path)
+    records = {record.key: record for record in saved.records}
+    details: dict[tuple[str, int], dict[str, Any]] = {}
     for entry in read_traces(path):
-        if isinstance(entry, dict) and isinstance(entry.get("task_id"), str):
-            traces[(entry["task_id"], int(entry.get("trial") or 0))] = entry
-    return ReportRun(load_run(path), traces)
+        if not isinstance(entry, dict) or not isinstance(entry.get("task_id"), str):
+            continue
+        record = records.get((entry["task_id"], int(entry.get("trial") or 0)))
+        if record is not None:  # a later entry (a resumed run) replaces an earlier one, like its record
+            details[record.key] = task_detail(record, entry, sources.tasks.get(record.task_id))
+    for key, record in records.items():
+        if key not in details:
+            details[key] = task_detail(record, None, sources.tasks.get(record.task_id))
+    return ReportRun(saved, details)
 
 
 def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
@@ -61,7 +73,7 @@ def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
 
 def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
     """Read the runs at ``paths`` and write their report to ``output`` (atomically)."""
-    runs = [read_report_run(path) for path in paths]
+    runs = [read_report_run(path, sources) for path in paths]
     text = render(runs, sources)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".tmp")
@@ -72,7 +84,7 @@ def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
 
 def render(runs: Sequence[ReportRun], sources: Sources, generated: datetime | None = None) -> str:
     board = build([RunInput(r.name, r.saved.system, r.saved.created_at, r.saved.records) for r in runs])
-    index, details = _task_data(runs, sources)
+    index, details = _task_data(runs)
     stamp = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     body = [
         _header(runs, sources, stamp),
@@ -87,7 +99,7 @@ def render(runs: Sequence[ReportRun], sources: Sources, generated: datetime | No
         "js": _asset("report.js"),
         "body": "\n".join(part for part in body if part),
         "index": _script_json(index),
-        "details": _script_json(details),
+        "details": packed_json(details),
     }
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("report.html"))
 
@@ -102,14 +114,24 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _task_data(runs: Sequence[ReportRun], sources: Sources) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def packed_json(value: Any) -> str:
+    """JSON, gzipped and base64-encoded: the task details, unpacked by the page on first use.
+
+    A release run's details are tens of megabytes of JSON; packed they are a tenth of that, which
+    is most of what makes the file open fast (the browser reads and scans every byte of the page
+    before it can draw anything). ``mtime=0`` keeps the bytes the same for the same runs.
+    """
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _task_data(runs: Sequence[ReportRun]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     rows: list[list[Any]] = []
     details: list[dict[str, Any]] = []
     for number, run in enumerate(runs):
         for record in sorted(run.saved.records, key=lambda r: (r.task_id, r.trial)):
-            source = sources.tasks.get(record.task_id)
             rows.append(index_row(record, number, len(details)))
-            details.append(task_detail(record, run.traces.get(record.key), source))
+            details.append(run.details[record.key])
     index = {
         "runs": [{"name": r.name, "system": r.saved.system} for r in runs],
         "columns": [

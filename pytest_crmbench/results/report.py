@@ -20,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from pytest_crmbench.core.spec import DIFFICULTIES
@@ -189,10 +190,14 @@ class Round:
 
 @dataclass(frozen=True)
 class SystemResult:
+    """A system's rounds. The bootstrap figures are computed once (cached): a report asks for
+    them in several tables, and each costs thousands of resamples."""
+
     system: str
     runs: list[str]
     rounds: list[Round]
     summaries: list[RoundSummary]
+    _by_domain: dict[str, Reliability] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def first(self) -> RoundSummary:
@@ -211,7 +216,7 @@ class SystemResult:
     def std(self) -> float | None:
         return stats.sample_std([r for r in self.round_rates if r is not None])
 
-    @property
+    @cached_property
     def pass_k(self) -> Fraction | None:
         """pass^k with k = the number of rounds, over tasks scored in every round."""
         return _pass_k(self.task_outcomes().values(), len(self.rounds))
@@ -227,16 +232,21 @@ class SystemResult:
                 row[index] = record.success if record.scored else None
         return outcomes
 
-    @property
+    @cached_property
     def mean_interval(self) -> stats.Interval | None:
         """The 95 % interval of the round mean: Wilson for one round, else a cluster bootstrap over tasks."""
         return stats.rate_interval(list(self.task_outcomes().values()))
 
-    @property
+    @cached_property
     def flip_rate(self) -> Fraction | None:
         return stats.flip_rate(list(self.task_outcomes().values()))
 
     def reliability(self, domain: str) -> Reliability:
+        if domain not in self._by_domain:
+            self._by_domain[domain] = self._reliability(domain)
+        return self._by_domain[domain]
+
+    def _reliability(self, domain: str) -> Reliability:
         outcomes = list(self.task_outcomes(domain).values())
         return Reliability(
             mean=stats.rounds_rate(outcomes),

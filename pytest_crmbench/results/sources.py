@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.core.loader import line_of, parse_task_text, parse_yaml
+from pytest_crmbench.core.loader import line_of, parse_yaml, task_records
 from pytest_crmbench.core.spec import Contract, Task
 
 _CHECK_NAME = re.compile(r"^(?P<kind>[a-z.]+)\[(?P<index>[^\]]+)\](?: (?P<subject>\S+))?")
@@ -77,9 +77,8 @@ def load_sources(files: Iterable[Path], root: Path | None = None) -> Sources:
     for path in files:
         shown = _shown(path, root)
         try:
-            text = path.read_text(encoding="utf-8")
-            records = parse_task_text(text, path=path, display_path=shown)
-            _, tree = parse_yaml(text, shown)
+            data, tree = parse_yaml(path.read_text(encoding="utf-8"), shown)
+            records = task_records(data, tree, path=path, shown=shown)
         except (OSError, UnicodeDecodeError, CrmbenchError) as exc:
             problems.append(f"{shown}: not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
             continue

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_crmbench.cli.main import main
@@ -101,6 +103,9 @@ def test_compare_against_a_baseline_run(mini_project: CrmProject) -> None:
             "  better: none",
         ]
     )
+    comparison = json.loads(next((mini_project.path / "crm-runs").glob("*/leaderboard.json")).read_text())["comparison"]
+    assert (comparison["test"], comparison["p_value"], comparison["paired_tasks"]) == ("exact McNemar", 0.5, 6)
+    assert [t["task_id"] for t in comparison["worse"]] == ["mini_override_01", "mini_transfer_frozen_01"]
     # Two tasks flipped: a drop of 33 pp is not significant at 0.05 (p = 0.5); the gate says so.
     result = mini_project.run("--crm-agent=null", "--crm-compare=baseline", "--crm-significance=0.05")
     assert result.ret == OK, result.stdout.str()

@@ -111,7 +111,7 @@ def test_report_in_a_browser(report: Path, browser: Any) -> None:
 
     rows.first.click()
     task = page.locator("#task-page")
-    assert task.is_visible()
+    task.wait_for(state="visible")  # the details are unpacked asynchronously on first use
     assert CASE_A_ID in task.locator("h2").inner_text()
     assert task.locator(".route code").first.inner_text() == "transfer"
     tools = task.locator("details.tool summary code")

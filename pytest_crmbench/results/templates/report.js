@@ -4,7 +4,7 @@
   "use strict";
   var LIMIT = 200;
   var index = JSON.parse(document.getElementById("crm-index").textContent);
-  var details = null; // parsed on first use: most readers look at a few tasks, not all of them
+  var details = null; // a promise of the task details, unpacked on first use: most readers open few tasks
   var rows = index.rows;
   var C = {};
   index.columns.forEach(function (name, i) { C[name] = i; });
@@ -273,12 +273,28 @@
     return part;
   }
 
+  // The details are gzipped JSON in base64: unpacked by the browser's own DecompressionStream
+  // (no request is made), once, when the first task is opened.
+  function loadDetails() {
+    if (details === null) {
+      var text = document.getElementById("crm-details").textContent.trim();
+      var binary = atob(text), bytes = new Uint8Array(binary.length);
+      for (var k = 0; k < binary.length; k++) bytes[k] = binary.charCodeAt(k);
+      var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+      details = new Response(stream).text().then(JSON.parse);
+    }
+    return details;
+  }
+
   function showTask(i) {
     var view = document.getElementById("task-view");
     var row = rows[i];
     if (!row) { view.hidden = true; return; }
-    if (details === null) details = JSON.parse(document.getElementById("crm-details").textContent);
-    var d = details[row[C.detail]];
+    loadDetails().then(function (all) { renderTask(i, row, all[row[C.detail]]); });
+  }
+
+  function renderTask(i, row, d) {
+    var view = document.getElementById("task-view");
     var r = d.record, run = index.runs[row[C.run]];
     var facts = el("div", { cls: "facts" });
     [["Outcome", badge(r.outcome)], ["Primary label", r.label || "—"], ["Run", run.name + " (" + run.system + ")"],
