@@ -15,7 +15,15 @@ from scipy import stats as scipy_stats
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from pytest_crmbench.results.stats import cluster_bootstrap, mcnemar_exact, paired_bootstrap, percentile, wilson
+from pytest_crmbench.results.stats import (
+    cluster_bootstrap,
+    detection_power,
+    mcnemar_exact,
+    paired_bootstrap,
+    percentile,
+    tasks_needed,
+    wilson,
+)
 
 RESAMPLES = 4000
 
@@ -133,3 +141,41 @@ def test_cluster_bootstrap_resamples_tasks_not_attempts() -> None:
     half_width_of_60_coins = 1.96 * (0.25 / 60) ** 0.5
     assert (interval.high - interval.low) / 2 == pytest.approx(half_width_of_60_coins, rel=0.1)
     assert interval.method == "cluster bootstrap"
+
+
+def simulate_planning_model(tasks: int, trials: int, flip: float, rng: Any) -> tuple[Any, int, int]:
+    """Per-task differences of success rates (now - before) and the discordant counts of trial 1."""
+    regressed = round(0.02 * tasks)
+    unstable = rng.random(tasks - regressed) < 2 * flip
+    before = rng.random((tasks - regressed, trials)) < 0.5
+    now = rng.random((tasks - regressed, trials)) < 0.5
+    change = np.where(unstable, now.mean(axis=1) - before.mean(axis=1), 0.0)
+    differences = np.concatenate([np.full(regressed, -1.0), change])
+    worse = regressed + int((unstable & before[:, 0] & ~now[:, 0]).sum())
+    better = int((unstable & now[:, 0] & ~before[:, 0]).sum())
+    return differences, worse, better
+
+
+@pytest.mark.parametrize(
+    ("tasks", "trials", "flip"), [(555, 1, 0.054), (555, 3, 0.054), (1110, 3, 0.054), (800, 1, 0.03)]
+)
+def test_detection_power_matches_a_simulation_of_its_model(tasks: int, trials: int, flip: float) -> None:
+    rng = np.random.default_rng(7)
+    simulations, z_found, mcnemar_found = 1500, 0, 0
+    for _ in range(simulations):
+        differences, worse, better = simulate_planning_model(tasks, trials, flip, rng)
+        z = differences.mean() / (differences.std(ddof=1) / np.sqrt(tasks))
+        z_found += abs(z) > 1.959964
+        mcnemar_found += mcnemar_exact(worse, better) < 0.05
+    power = detection_power(tasks, trials, 0.02, flip)
+    assert power == pytest.approx(z_found / simulations, abs=0.05)  # the paired test it approximates
+    if trials == 1:
+        # The exact test on discrete counts is more conservative than the approximation.
+        assert power - 0.12 <= mcnemar_found / simulations <= power + 0.02
+
+
+def test_tasks_needed_inverts_detection_power() -> None:
+    for trials in (1, 3, 5):
+        needed = tasks_needed(trials, 0.02, 0.054)
+        assert detection_power(needed, trials, 0.02, 0.054) >= 0.8 > detection_power(needed - 1, trials, 0.02, 0.054)
+    assert [tasks_needed(k, 0.02, 0.054) for k in (1, 3, 5, 10)] == [1323, 608, 461, 346]

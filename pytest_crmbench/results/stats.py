@@ -300,3 +300,37 @@ def paired_bootstrap(
     alpha = 1 - confidence
     interval = Interval(percentile(differences, alpha / 2), percentile(differences, 1 - alpha / 2), "paired bootstrap")
     return PairedBootstrap(observed, interval, p_value, resamples)
+
+
+# -- planning: how many tasks and trials detect a drop ------------------------------------------
+
+
+def _planning(trials: int, drop: float, flip_rate: float) -> tuple[float, float]:
+    """(spread of the per-task differences the test measures, spread of the trial noise alone)."""
+    if trials < 1 or not 0 < drop < 1 or not 0 <= flip_rate <= 0.5:
+        raise ValueError("need trials >= 1, 0 < drop < 1 and 0 <= flip_rate <= 0.5")
+    noise = 2 * flip_rate / (2 * trials)  # coin-flip tasks: a difference of two means of k fair coins
+    return math.sqrt(drop + noise - drop * drop), math.sqrt(noise)
+
+
+def detection_power(tasks: int, trials: int, drop: float, flip_rate: float, alpha: float = 0.05) -> float:
+    """The chance that the paired test finds a drop of ``drop`` (0.02 = 2 points) at level ``alpha``.
+
+    Planning model (normal approximation; docs/reports.md works an example): a share ``drop`` of
+    the tasks goes from always passing to always failing; a share ``2 * flip_rate`` are coin flips
+    in every trial, so two single runs of one system disagree on ``flip_rate`` of the tasks (the
+    flip rate crmbench reports); the other tasks never change. The task set is fixed, so the only
+    chance is in the trials: the test's statistic has spread ``spread`` (what it estimates from the
+    per-task differences) but varies from run to run only by the trial noise.
+    """
+    spread, noise = _planning(trials, drop, flip_rate)
+    if noise == 0:
+        return 1.0 if drop * math.sqrt(tasks) > z_value(1 - alpha) * spread else 0.0
+    return NormalDist().cdf((drop * math.sqrt(tasks) - z_value(1 - alpha) * spread) / noise)
+
+
+def tasks_needed(trials: int, drop: float, flip_rate: float, alpha: float = 0.05, power: float = 0.8) -> int:
+    """The fewest tasks for which :func:`detection_power` reaches ``power``."""
+    spread, noise = _planning(trials, drop, flip_rate)
+    root = (z_value(1 - alpha) * spread + NormalDist().inv_cdf(power) * noise) / drop
+    return math.ceil(root * root)
