@@ -164,3 +164,10 @@ def test_paired_bootstrap_finds_a_real_drop_and_not_noise() -> None:
     same = paired_bootstrap(noise)
     assert same is not None and same.difference == 0 and same.p_value > 0.5
     assert paired_bootstrap([(0, 0, 1, 1)]) is None
+
+
+def test_a_bootstrap_that_cannot_vary_falls_back_to_wilson_over_tasks() -> None:
+    always_failed = [[False, False]] * 6
+    interval = cluster_bootstrap(always_failed)
+    assert interval == Interval(0.0, wilson(0, 6).high, "wilson over tasks")  # type: ignore[union-attr]
+    assert cluster_bootstrap([[True, True]] * 6).low == wilson(6, 6).low  # type: ignore[union-attr]

@@ -221,6 +221,8 @@ def cluster_bootstrap(
     A task's trials are not independent (an easy task passes every time), so the unit drawn with
     replacement is the task with all its rounds: treating 555 x 3 attempts as 1,665 independent
     ones would make the interval too narrow. Seeded: the same inputs give the same interval.
+    When every task has the same rate (all passed, or all failed, in every round) the bootstrap
+    cannot vary; the interval is then Wilson's over the number of tasks.
     """
     rows = [row for row in _round_rows(tasks) if any(row[1::2])]
     if not rows:
@@ -228,6 +230,13 @@ def cluster_bootstrap(
     statistics = sorted(
         value for sums in _resampled_sums(rows, resamples, seed) if (value := _round_mean(sums)) is not None
     )
+    if statistics[0] == statistics[-1]:
+        # Every task gave the same rate (say, all failed every round): resampling cannot move, and
+        # [0, 0] would claim certainty. Count tasks instead, as Wilson does for one round.
+        observed = statistics[0]
+        interval = wilson(round(observed * len(rows)), len(rows), confidence)
+        assert interval is not None
+        return Interval(interval.low, interval.high, "wilson over tasks")
     alpha = 1 - confidence
     return Interval(percentile(statistics, alpha / 2), percentile(statistics, 1 - alpha / 2), "cluster bootstrap")
 
