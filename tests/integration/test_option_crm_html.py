@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.helpers import CrmProject
+from tests.test_html import embedded
 
 IMPORTED_CONFTEST = """
 import sys
@@ -20,7 +21,9 @@ def test_a_run_directory_gets_its_report(mini_project: CrmProject) -> None:
     result.stdout.fnmatch_lines(["run directory: run", "report: run/report.html"])
     text = (mini_project.path / "run" / "report.html").read_text(encoding="utf-8")
     assert "<h1>crmbench report</h1>" in text and text.count("<svg") == 8
-    assert "mini_transfer_retry_01" in text and "tasks/mini.yaml" in text  # rows and YAML lines
+    rows, details = embedded(text, "index")["rows"], embedded(text, "details")
+    assert len(rows) == len(details) == 6
+    assert {d["task"]["file"] for d in details} == {"tasks/mini.yaml"}  # briefs and YAML lines found
 
 
 def test_the_report_of_a_compared_run_shows_the_comparison(mini_project: CrmProject) -> None:
