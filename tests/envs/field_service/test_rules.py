@@ -186,6 +186,40 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, Any], str]] = [
     ("other-work-order", {}, "get_work_order", {"account_id": "ACC-5001", "work_order_id": "WO-00041206"}, "NOT_OWNER"),
     ("blank-summary", {}, "transfer_to_dispatcher", {"account_id": "ACC-5001", "summary": ""}, "SUMMARY_REQUIRED"),
     ("unknown-technician", {}, "get_van_inventory", {"technician_id": "SR-999"}, "TECHNICIAN_NOT_FOUND"),
+    (
+        "unknown-appointment",
+        {},
+        "get_appointment",
+        {"account_id": "ACC-5001", "appointment_id": "SA-9999"},
+        "APPOINTMENT_NOT_FOUND",
+    ),
+    ("unknown-territory", {}, "list_technicians", {"territory_id": "TER-XX-01"}, "TERRITORY_NOT_FOUND"),
+    (
+        "bad-date",
+        {},
+        "get_available_slots",
+        {"account_id": "ACC-5001", "work_order_id": "WO-00041201", "date": "2026-3-5"},
+        "INVALID_DATE",
+    ),
+    (
+        "book-other-work-order",
+        {},
+        "book_appointment",
+        {
+            "account_id": "ACC-5002",
+            "work_order_id": "WO-00041207",
+            "technician_id": "SR-101",
+            "start": "2026-03-05T12:00:00-07:00",
+        },
+        "NOT_OWNER",
+    ),
+    (
+        "start-without-offset",
+        {},
+        "reschedule_appointment",
+        {**SLOT, "technician_id": "SR-101", "start": "2026-03-05T10:00:00"},
+        "INVALID_TIMESTAMP",
+    ),
 ]
 
 
