@@ -38,7 +38,7 @@ def test_all_problems_of_a_file_are_reported_together() -> None:
     )
     assert (
         errors[1]
-        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length"
+        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length, $result"
     )
 
 
@@ -175,3 +175,11 @@ def test_reusing_a_block_a_few_times_is_fine() -> None:
     )
     (record,) = parse_task_text(text, path=Path("d.yaml"))
     assert record.task.initial_state["c"] == {"status": "active", "balance": 1}
+
+
+def test_mutation_audit_fields_name_file_line_task_and_field() -> None:
+    assert errors_of("bad_mutation_fields.yaml") == [
+        "tasks/bad_mutation_fields.yaml:12: task 'mini_audit_fields_01': field 'alternatives[0].reason': String should match pattern '\\S'",
+        "tasks/bad_mutation_fields.yaml:15: task 'mini_audit_fields_01': field 'counterexamples[0]': path[0].args.text: $from must name an earlier step (there is none before the first step)",
+        "tasks/bad_mutation_fields.yaml:20: task 'mini_audit_fields_01': field 'mutation_waivers': 'skip_identity' is waived twice",
+    ]

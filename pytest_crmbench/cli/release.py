@@ -1,4 +1,4 @@
-"""The release subcommands of ``crmbench``: ``validate``, ``audit``, ``inventory``.
+"""The release subcommands of ``crmbench``: ``validate``, ``audit [--mutations]``, ``inventory``.
 
 Each handler is one library call and its printing; the exit status is 1 when the gate finds a
 problem (``inventory`` reports and never gates). Library modules are imported inside the handlers
@@ -30,13 +30,25 @@ def _audit(args: argparse.Namespace) -> int:
 
     audit = run_audit(args.tasks, args.agents, args.out)
     print("\n".join(audit.lines()))
-    return OK if audit.ok else FAILED
+    mutations_ok = _mutations(args) if args.mutations else True
+    return OK if audit.ok and mutations_ok else FAILED
+
+
+def _mutations(args: argparse.Namespace) -> bool:
+    from pytest_crmbench.release.mutation.suite import run_mutation_audit
+
+    result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out)
+    print("\n".join(result.lines(verbose=True)))
+    return result.ok
 
 
 def _inventory(args: argparse.Namespace) -> int:
-    from pytest_crmbench.release.inventory import inventory_text
+    from pytest_crmbench.release.inventory import inventory_text, readme_figures_text
 
-    text = inventory_text(args.tasks, args.agents, as_json=args.json)
+    if args.readme:
+        text = readme_figures_text(args.tasks, args.agents, args.readme)
+    else:
+        text = inventory_text(args.tasks, args.agents, as_json=args.json)
     if args.out is None:
         print(text)
     else:
@@ -68,15 +80,32 @@ def add_commands(commands: Any) -> None:
     )
     validate.set_defaults(handler=_validate)
 
-    audit = commands.add_parser("audit", help="Write the capability-exposure audit (spec A.7).")
-    _content_dirs(audit, envs=False)
+    audit = commands.add_parser(
+        "audit",
+        help="Write the capability-exposure audit (spec A.7) and, with --mutations, the contract mutation audit.",
+    )
+    _content_dirs(audit)
     audit.add_argument(
         "--out", type=Path, default=Path("evidence/capability_exposure_audit.json"), help="Output JSON file."
+    )
+    audit.add_argument(
+        "--mutations",
+        action="store_true",
+        help="Also run the contract mutation audit: derived wrong paths must fail, right paths must pass.",
+    )
+    audit.add_argument(
+        "--mutations-out",
+        type=Path,
+        default=Path("evidence/mutation_audit.json"),
+        help="Output JSON file of the mutation audit (default: evidence/mutation_audit.json).",
     )
     audit.set_defaults(handler=_audit)
 
     inventory = commands.add_parser("inventory", help="Print the task-set figures against the release targets.")
     _content_dirs(inventory, envs=False)
     inventory.add_argument("--json", action="store_true", help="Print JSON instead of Markdown.")
+    inventory.add_argument(
+        "--readme", metavar="DOMAIN", default=None, help="Print the figures block of envs/DOMAIN/README.md."
+    )
     inventory.add_argument("--out", type=Path, default=None, help="Write to this file instead of stdout.")
     inventory.set_defaults(handler=_inventory)

@@ -1,4 +1,4 @@
-"""``crmbench leaderboard``, ``crmbench grade`` and ``crmbench gate``: saved runs, no pytest, no model."""
+"""``crmbench leaderboard``, ``report``, ``grade`` and ``gate``: saved runs, no pytest, no model."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_crmbench.results import report, tables
-from pytest_crmbench.results.gates import Gates, check_fraction, evaluate
+from pytest_crmbench.results.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.html import sources_for, write_report
+from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
 from pytest_crmbench.results.regrade import regrade, summary_lines
 from pytest_crmbench.results.rundir import SavedRun, load_run
@@ -43,6 +45,15 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return OK
 
 
+def _report(args: argparse.Namespace) -> int:
+    contracts = Contracts.load(args.tasks, args.envs)
+    for path in args.runs:  # a report ranks runs too: each is checked against its trajectories first
+        verified(load_run(path), contracts)
+    written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
+    print(f"report written: {written}")
+    return OK
+
+
 def _grade(args: argparse.Namespace) -> int:
     results = regrade(args.path, args.tasks, args.envs)
     if args.json:
@@ -56,7 +67,13 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    gates = Gates(fail_under=args.fail_under, compare=args.compare, max_drop=args.max_drop, max_infra=args.max_infra)
+    gates = Gates(
+        fail_under=args.fail_under,
+        compare=args.compare,
+        max_drop=args.max_drop,
+        max_infra=args.max_infra,
+        significance=args.significance,
+    )
     contracts = Contracts.load(args.tasks, args.envs)
     run = verified(load_run(args.run), contracts)
     if not finished(run):
@@ -68,12 +85,22 @@ def _gate(args: argparse.Namespace) -> int:
         print(f"crmbench gate FAILED: {failure}")
     if verdict.passed:
         print("crmbench gate passed: " + "; ".join(verdict.notes))
+    if verdict.comparison is not None:
+        print(f"compared with the baseline: {verdict.comparison.summary()}")
+        print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
     return OK if verdict.passed else FAILED
 
 
 def _fraction(raw: str) -> float:
     try:
         return check_fraction(float(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _significance(raw: str) -> float:
+    try:
+        return check_significance(float(raw))
     except ValueError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -97,6 +124,23 @@ def add_commands(commands: Any) -> None:
     _contracts(board)
     board.set_defaults(handler=_leaderboard)
 
+    html = commands.add_parser(
+        "report", help="Write one self-contained HTML report (leaderboard, figures, task pages) for saved runs."
+    )
+    html.add_argument(
+        "runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories; with two, the first is the baseline."
+    )
+    html.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="Output file (report.html).")
+    html.add_argument(
+        "--tasks",
+        type=Path,
+        default=Path("tasks"),
+        help="Task files folder: the runs are checked against it, and it gives user briefs and YAML lines"
+        " (default: tasks).",
+    )
+    html.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")
+    html.set_defaults(handler=_report)
+
     grade = commands.add_parser(
         "grade", help="Re-grade saved trajectories against the current contracts (no model is called)."
     )
@@ -114,6 +158,12 @@ def add_commands(commands: Any) -> None:
     gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
     gate.add_argument(
         "--max-infra", type=int, metavar="N", help="Allowed infra/error results (otherwise they count as failures)."
+    )
+    gate.add_argument(
+        "--significance",
+        type=_significance,
+        metavar="ALPHA",
+        help="Fail on a drop only when the paired test is significant at ALPHA (e.g. 0.05).",
     )
     _contracts(gate)
     gate.set_defaults(handler=_gate)

@@ -8,6 +8,7 @@ nothing unless an error needs the line of a nested field.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -161,6 +162,11 @@ def _shape_error(node: yaml.Node, shown: str, message: str) -> SpecError:
 def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
     shown = display_path or str(path)
     data, root = parse_yaml(text, shown)
+    return task_records(data, root, path=path, shown=shown)
+
+
+def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -> list[TaskRecord]:
+    """Validated records of a parsed task file (``parse_yaml``'s document and node tree)."""
     if data is None:
         return []
     if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
@@ -210,15 +216,25 @@ def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:
 
 
 def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
-    """The line of a field of a loaded record (re-reads the file: for error messages only)."""
-    loader = _Loader(record.path.read_text(encoding="utf-8"))
+    """The line of a field of a loaded record (re-reads the file when it changed: for error messages only)."""
     try:
-        root = loader.get_single_node()
-    finally:
-        loader.dispose()
+        stat = record.path.stat()
+    except OSError:
+        return record.line
+    root = _node_tree(record.path, stat.st_mtime_ns, stat.st_size)
     if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
         return record.line
-    return _line_of(root.value[record.index], loc)
+    return line_of(root.value[record.index], loc)
+
+
+@functools.lru_cache(maxsize=8)
+def _node_tree(path: Path, mtime_ns: int, size: int) -> yaml.Node | None:
+    # Keyed on the file's stamp: an audit reporting hundreds of findings composes each file once.
+    loader = _Loader(path.read_text(encoding="utf-8"))
+    try:
+        return loader.get_single_node()  # type: ignore[no-any-return]
+    finally:
+        loader.dispose()
 
 
 def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None = None) -> list[SpecError]:
@@ -228,7 +244,7 @@ def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id
         loc = _clean_loc(err["loc"])
         errors.append(
             SpecError(
-                _message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+                _message(err), file=shown, line=line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
             )
         )
     return errors
@@ -257,7 +273,7 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+def line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
     """The line of the deepest YAML node along ``loc`` (1-based)."""
     for part in loc:
         child = _child(node, part)

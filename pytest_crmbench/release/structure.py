@@ -1,8 +1,9 @@
 """Structural checks of one task against its domain (spec §A.5 step 2, "bind the evidence").
 
 Every tool a contract or gold path names exists in the environment; every parameter assertion
-and literal gold argument validates against the tool's typed schema; every state path exists in
-the reset state; the contract is consistent; the domain graph exposes every tool the task names.
+and literal gold argument validates against the tool's typed schema; the reset state passes the
+domain's state model and invariants (:mod:`~pytest_crmbench.release.world`); every state path
+exists in it; the contract is consistent; the domain graph exposes every tool the task names.
 Each problem is a :class:`~pytest_crmbench.core.errors.SpecError` at the offending field.
 """
 
@@ -16,12 +17,14 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.loader import TaskRecord
-from pytest_crmbench.core.matchers import MISSING, operator_of
+from pytest_crmbench.core.matchers import MISSING, RESULT, operator_of, result_reference
 from pytest_crmbench.core.paths import deepest_existing, resolve
-from pytest_crmbench.core.spec import Task, gold_reference
-from pytest_crmbench.env.environment import ToolEnvironment, deep_merge
+from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.values import REJECTION_ERROR
 from pytest_crmbench.reference.graph import CapabilityGraph
 from pytest_crmbench.release.taskset import problem
+from pytest_crmbench.release.world import initial_state
 
 Loc = tuple[int | str, ...]
 
@@ -38,24 +41,58 @@ def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
     for i, params in enumerate(contract.expected_params):
         yield ("contract", "expected_params", i, "tool"), params.tool
     for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.tools):
+        for j, tool in enumerate(order.names()):
             yield ("contract", "action_order", i, "tools", j), tool
     for i, tool in enumerate(contract.forbidden.actions):
         yield ("contract", "forbidden", "actions", i), tool
     for i, forbidden in enumerate(contract.forbidden.params):
         yield ("contract", "forbidden", "params", i, "tool"), forbidden.tool
-    for i, step in enumerate(task.gold.path):
-        yield ("gold", "path", i, "tool"), step.tool
+    for loc, path in task_paths(task):
+        for i, step in enumerate(path):
+            yield (*loc, i, "tool"), step.tool
+    yield from _referenced_tools(task)
+
+
+def _referenced_tools(task: Task) -> Iterator[tuple[Loc, str]]:
+    """Tools whose results a ``$result`` constraint quotes."""
+    contract = task.contract
+    places: list[tuple[Loc, Mapping[str, Any]]] = [
+        *((("contract", "expected_params", i, "args"), p.args) for i, p in enumerate(contract.expected_params)),
+        *(
+            (("contract", "action_order", i, "tools", j, "args"), step.args)
+            for i, order in enumerate(contract.action_order)
+            for j, step in enumerate(order.tools)
+        ),
+        *((("contract", "forbidden", "params", i, "args"), p.args) for i, p in enumerate(contract.forbidden.params)),
+        (("contract", "expected_state"), contract.expected_state),
+        (("contract", "forbidden", "state"), contract.forbidden.state),
+    ]
+    for loc, constraints in places:
+        for key, constraint in constraints.items():
+            found = operator_of(constraint)
+            reference = result_reference(found[1]) if found and found[0] == RESULT else None
+            if reference is not None:
+                yield (*loc, key), reference[0]
+
+
+def task_paths(task: Task) -> Iterator[tuple[Loc, list[GoldCall]]]:
+    """Every path a task writes: the gold path, then its alternatives and counterexamples."""
+    yield ("gold", "path"), task.gold.path
+    for kind in ("alternatives", "counterexamples"):
+        for i, trajectory in enumerate(getattr(task, kind)):
+            yield (kind, i, "path"), trajectory.path
 
 
 def check_record(
     record: TaskRecord, environment: type[ToolEnvironment], graph: CapabilityGraph | None
 ) -> list[SpecError]:
     """Every structural problem of one task in its domain."""
+    state, world = initial_state(record, environment)
     return [
         *_unknown_tools(record, environment),
         *_typed_arguments(record, environment),
-        *_state_paths(record, environment),
+        *world,
+        *(_state_paths(record, state) if state is not None else []),
         *_consistency(record),
         *_exposure(record, graph, environment),
     ]
@@ -74,15 +111,19 @@ def _unknown_tools(record: TaskRecord, environment: type[ToolEnvironment]) -> It
 def _adapter(args_model: type[BaseModel], name: str) -> TypeAdapter[Any]:
     # One adapter per tool argument, built once: validating a single field through the tool's
     # own annotation gives the same coercions the environment applies to a real call.
-    annotation: Any = args_model.model_fields[name].annotation
+    annotation: Any = args_model.model_fields[name].rebuild_annotation()  # with its value rules
     return TypeAdapter(annotation)
 
 
 def _type_error(args_model: type[BaseModel], name: str, value: Any) -> str | None:
+    """Why ``value`` is not of the argument's type, or None. A value of the right type that breaks
+    a value rule (``amount: 0``) is well-formed: the tool rejects it, and a contract may expect or
+    forbid exactly that attempt."""
     try:
         _adapter(args_model, name).validate_python(value)
     except ValidationError as exc:
-        return "; ".join(str(e["msg"]) for e in exc.errors(include_url=False))
+        errors = [e for e in exc.errors(include_url=False) if e["type"] != REJECTION_ERROR]
+        return "; ".join(str(e["msg"]) for e in errors) or None
     return None
 
 
@@ -128,27 +169,21 @@ def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> 
     for i, forbidden in enumerate(task.contract.forbidden.params):
         loc = ("contract", "forbidden", "params", i, "args")
         yield from _argument_problems(record, loc, forbidden.tool, forbidden.args, environment, gold=False)
-    for i, step in enumerate(task.gold.path):
-        yield from _argument_problems(record, ("gold", "path", i, "args"), step.tool, step.args, environment, gold=True)
+    for i, order in enumerate(task.contract.action_order):
+        for j, entry in enumerate(order.tools):
+            loc = ("contract", "action_order", i, "tools", j, "args")
+            yield from _argument_problems(record, loc, entry.tool, entry.args, environment, gold=False)
+    for path_loc, path in task_paths(task):
+        for i, step in enumerate(path):
+            loc = (*path_loc, i, "args")
+            yield from _argument_problems(record, loc, step.tool, step.args, environment, gold=True)
 
 
 # -- state paths -------------------------------------------------------------------------------
 
 
-def reset_state(task: Task, environment: type[ToolEnvironment]) -> dict[str, Any]:
-    """The domain's default state with the task's override merged in (what an episode starts from)."""
-    override = environment.blank().prepare_override(task.initial_state) if task.initial_state else {}
-    return deep_merge(environment.cached_default_state(), override)
-
-
-def _state_paths(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:
-    task = record.task
-    try:
-        state = reset_state(task, environment)
-    except Exception as exc:  # a bad override must be reported, not crash the whole validation
-        yield problem(record, ("initial_state",), f"cannot build the reset state: {type(exc).__name__}: {exc}")
-        return
-    contract = task.contract
+def _state_paths(record: TaskRecord, state: dict[str, Any]) -> Iterator[SpecError]:
+    contract = record.task.contract
     declared: list[tuple[Loc, str, bool]] = [
         *((("contract", "expected_state", p), p, True) for p in contract.expected_state),
         *((("contract", "forbidden", "state", p), p, True) for p in contract.forbidden.state),
@@ -185,7 +220,7 @@ def _consistency(record: TaskRecord) -> Iterator[SpecError]:
         if tool in expected:
             yield problem(record, ("contract", "forbidden", "actions", i), f"{tool} is both expected and forbidden")
     for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.tools):
+        for j, tool in enumerate(order.names()):
             if tool not in contract.required_counts():
                 yield problem(
                     record,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pytest_crmbench.results.rundir import load_run
-from tests.integration.helpers import CrmProject
+from tests.integration.helpers import CrmProject, mini_text, replace_once
 
 AGENTS_CONFTEST = """
 from pytest_crmbench.core.errors import AgentAbort, InfraError
@@ -87,3 +87,17 @@ def test_an_agent_whose_factory_raises_fails_its_tasks(project: CrmProject) -> N
     result.stdout.fnmatch_lines(
         ["tasks/mini.yaml:*: episode ended by agent_error: building the agent raised ImportError: *my_agent_sdk*"]
     )
+
+
+def test_an_override_the_state_model_refuses_fails_the_task_in_one_line(mini_project: CrmProject) -> None:
+    text = replace_once(mini_text(), "accounts: {ACC-1: {balance: 999.99}}", "accounts: {ACC-1: {balance: 999.999}}")
+    mini_project.write("mini.yaml", text)
+    result = mini_project.run("-k", "override")
+    result.assert_outcomes(errors=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        [
+            "*task 'mini_override_01': initial_state.accounts.ACC-1.balance: "
+            "Amount cannot have more than two decimal places.*"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
