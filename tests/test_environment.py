@@ -304,6 +304,27 @@ def test_deep_python_arguments_are_refused_too(mini_env_class: type[ToolEnvironm
     assert call.status == "error" and call.error is not None and "levels deep" in call.error["message"]
 
 
+class Numbers(ToolEnvironment):
+    """Plain numeric parameters (no kit value type): what the generic bounds protect."""
+
+    domain = "numbers"
+
+    def default_state(self) -> dict[str, Any]:
+        return {}
+
+    @tool(kind="read")
+    def price(self, amount: Decimal, count: int = 1, ratio: float = 1.0) -> dict[str, Any]:
+        """Price of ``count`` items, in cents.
+
+        Args:
+            amount: Unit price.
+            count: How many.
+            ratio: A discount factor.
+        """
+        total = (amount * count * Decimal(str(ratio))).quantize(Decimal("0.01"))  # raises past 28 digits
+        return {"total": total}
+
+
 @pytest.mark.parametrize(
     "amount",
     [
@@ -324,15 +345,22 @@ def test_deep_python_arguments_are_refused_too(mini_env_class: type[ToolEnvironm
         "0.00000000001",
     ],
 )
-def test_numbers_must_be_plain_finite_decimals(mini_env_class: type[ToolEnvironment], amount: Any) -> None:
-    env = mini_env_class(seed=1)
-    call = env.call("award_points", {"account_id": "ACC-1", "amount": amount})
+def test_numbers_must_be_plain_finite_decimals(amount: Any) -> None:
+    call = Numbers(seed=1).call("price", {"amount": amount})
     assert (call.status, (call.error or {}).get("type")) == ("error", "invalid_arguments")
 
 
 @pytest.mark.parametrize("amount", ["12.50", " 12.5 ", 12, 12.5, "1e2", "-3", 10**15 - 1, "0.0000000001"])
-def test_plain_numbers_are_accepted(mini_env_class: type[ToolEnvironment], amount: Any) -> None:
-    assert mini_env_class(seed=1).call("award_points", {"account_id": "ACC-1", "amount": amount}).status == "ok"
+def test_plain_numbers_are_accepted(amount: Any) -> None:
+    assert Numbers(seed=1).call("price", {"amount": amount}).status == "ok"
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [("count", 10**15), ("count", True), ("ratio", float("inf")), ("ratio", "1e-11")]
+)
+def test_int_and_float_parameters_are_bounded_too(field: str, value: Any) -> None:
+    call = Numbers(seed=1).call("price", {"amount": "1", field: value})
+    assert (call.status, (call.error or {}).get("type")) == ("error", "invalid_arguments")
 
 
 def test_a_tool_crash_is_recorded_with_its_traceback_and_rolled_back(mini_env_class: type[ToolEnvironment]) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.env.environment import ToolEnvironment
 
-EXAMPLES_PER_TOOL = 80
+EXAMPLES_PER_TOOL = 50
 EXTREME_NUMBERS = (1e27, 1e30, -1e30, 1e-30, 10**28, 10**40, 2**63, 1e308, 0.30000000000000004, -0.0)
 """Within the bounds every call accepts (100 digits, exponent 100), still past a 28-digit context."""
 HOSTILE_NUMBER_TEXT = ("1E30", "9" * 29, "10" * 30, "1e308", "1E+999999", "-1e-400", "1_0", "\u0663", "NaN", " 12.50 ")

@@ -124,7 +124,10 @@ def test_invariants_and_tools_are_inherited_from_mixins_in_base_order() -> None:
 
 
 def test_the_default_state_is_validated_once_and_its_violations_cached() -> None:
-    assert ShopEnvironment.cached_default_state() is ShopEnvironment.cached_default_state()
+    assert ShopEnvironment._shared_default() is ShopEnvironment._shared_default()  # built and validated once
+    # ... and handed out as private copies (issue 9 §3: nobody may edit the class-wide default).
+    assert ShopEnvironment.cached_default_state() == ShopEnvironment.cached_default_state()
+    assert ShopEnvironment.cached_default_state() is not ShopEnvironment._shared_default()
     assert ShopEnvironment.default_violations() == ()
 
     class BadSeed(ShopEnvironment):
