@@ -16,9 +16,11 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import CheckVerdict, grade
 from pytest_crmbench.results.records import build_record, encode_record, encode_trajectory, trajectory
 from pytest_crmbench.results.rundir import FORMAT, RunDir
+from pytest_crmbench.results.verify import Contracts
 from pytest_crmbench.run.episode import Agent, run_episode
 
 Judge = Callable[[Task, list[str]], list[CheckVerdict]]
+DATA = Path(__file__).parent / "data"
 
 
 def quoting_judge(task: Task, said: list[str]) -> list[CheckVerdict]:
@@ -44,8 +46,10 @@ def write_run(
     judge: Judge | None = None,
 ) -> Path:
     run = RunDir(path)
+    # The real hash of the mini task set: `crmbench report` checks runs against their trajectories.
+    task_set = {"hash": Contracts.load(DATA / "tasks", DATA / "envs").hash}
     run.write_manifest(
-        {"format": FORMAT, "system": system, "agent": system, "created_at": created_at, "task_set": {"hash": "f" * 64}}
+        {"format": FORMAT, "system": system, "agent": system, "created_at": created_at, "task_set": task_set}
     )
     for trial in range(trials):
         for task in tasks:

@@ -6,6 +6,7 @@ import base64
 import gzip
 import json
 import re
+import shutil
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -155,8 +156,23 @@ def test_missing_task_files_are_noted_and_pages_still_render(runs: list[Path], t
 
 def test_crmbench_report_command(runs: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out" / "report.html"
-    assert main(["report", *map(str, runs), "-o", str(out), "--tasks", str(DATA / "tasks")]) == 0
+    folders = ["--tasks", str(DATA / "tasks"), "--envs", str(DATA / "envs")]
+    assert main(["report", *map(str, runs), "-o", str(out), *folders]) == 0
     assert capsys.readouterr().out == f"report written: {out}\n"
     assert "<h1>crmbench report</h1>" in out.read_text(encoding="utf-8")
-    assert main(["report", str(tmp_path), "-o", str(out)]) == 1
+    assert main(["report", str(tmp_path), "-o", str(out), *folders]) == 1
     assert "not a crmbench run directory" in capsys.readouterr().err
+
+
+def test_crmbench_report_refuses_a_run_whose_results_were_edited(
+    runs: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edited = tmp_path / "null"
+    shutil.copytree(runs[1], edited)
+    results = edited / "results.jsonl"
+    lines = [json.loads(line) for line in results.read_text().splitlines()]
+    results.write_text("".join(json.dumps({**line, "outcome": "success"}) + "\n" for line in lines))
+    folders = ["--tasks", str(DATA / "tasks"), "--envs", str(DATA / "envs")]
+    assert main(["report", str(edited), "-o", str(tmp_path / "r.html"), *folders]) == 1
+    assert "refused, its results do not match its trajectories" in capsys.readouterr().err
+    assert not (tmp_path / "r.html").exists()

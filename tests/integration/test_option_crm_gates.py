@@ -62,12 +62,12 @@ CASES = [
     (
         ["--crm-agent=infra", "--crm-fail-under=0.25"],
         FAILED,
-        "crmbench gate FAILED: strict accuracy 16.67% (1/6) is below --crm-fail-under=0.25",
+        "crmbench gate FAILED: strict accuracy 16.67% (1/6) [[]*[]] is below --crm-fail-under=0.25",
     ),
     (
         ["--crm-agent=infra", "--crm-fail-under=0.25", "--crm-max-infra=2"],
         OK,
-        "crmbench gate passed: strict accuracy 25.00% (1/4) >= fail-under 0.25; 2 infra/error result(s)*",
+        "crmbench gate passed: strict accuracy 25.00% (1/4) [[]*[]] >= fail-under 0.25; 2 infra/error result(s)*",
     ),
     (
         ["--crm-agent=infra", "--crm-max-infra=1"],
