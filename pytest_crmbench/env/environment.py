@@ -111,6 +111,9 @@ class ToolEnvironment(Kit):
     tools: ClassVar[dict[str, ToolSpec]] = {}
     _default_cache: ClassVar[dict[str, Any] | None] = None
     _default_violations: ClassVar[tuple[Violation, ...] | None] = None
+    _merged: dict[str, Any]
+    """The reset state as merged: shares subtrees with the class-wide default, never handed out."""
+    _initial_copy: dict[str, Any] | None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -127,12 +130,24 @@ class ToolEnvironment(Kit):
 
     def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:
         self._start(seed)
-        # ``initial_state`` is a sparse override, merged onto the default. The result is a private
-        # copy (deep_merge shares the subtrees it does not touch with the class-wide default): the
-        # reference for protected-path checks, which whoever later holds it (evidence, a judge, a
-        # hook) cannot use to change another episode's world (issue 9 §3).
-        self.initial_state: dict[str, Any] = clone(self.initial_state_for(initial_state))
-        self.state: dict[str, Any] = clone(self.initial_state)
+        # ``initial_state`` is a sparse override, merged onto the default. The merged tree shares
+        # the subtrees the override does not touch with the class-wide default, so it never leaves
+        # this object: the live state is a copy, and so is whatever ``initial_state`` hands out
+        # (issue 9 §3: nobody holding it can change another task's world).
+        self._merged = self.initial_state_for(initial_state)
+        self.state = clone(self._merged)
+
+    @property
+    def initial_state(self) -> dict[str, Any]:
+        """The state this environment was reset to (protected paths compare with it): a private copy,
+        made on first use (an episode's referee keeps its own, see :meth:`initial_state_copy`)."""
+        if self._initial_copy is None:
+            self._initial_copy = self.initial_state_copy()
+        return self._initial_copy
+
+    def initial_state_copy(self) -> dict[str, Any]:
+        """A fresh copy of the state this environment was reset to."""
+        return clone(self._merged)  # type: ignore[no-any-return]
 
     def _start(self, seed: int) -> None:
         """The harness's own attributes: seeded id source, clock, empty trace and state."""
@@ -142,6 +157,8 @@ class ToolEnvironment(Kit):
         self._issued_ids: set[str] = set()
         self._ticks = 0
         self.state = {}
+        self._merged = {}
+        self._initial_copy = None
 
     # -- the domain's part -------------------------------------------------------------------
 
@@ -207,8 +224,12 @@ class ToolEnvironment(Kit):
         turn: int = 0,
         node: str | None = None,
         exposed: Collection[str] | None = None,
+        state_copy: dict[str, Any] | None = None,
     ) -> ToolCall:
         """Attempt one tool call and record it. Never raises for anything the model can send.
+
+        ``state_copy``: a copy of the current state the caller vouches for (the episode's referee
+        keeps one): a write tool uses it as its rollback snapshot instead of copying the state again.
 
         A crash inside the tool itself is recorded as an ``error`` of type ``internal_error`` with its
         traceback; it is a bug in the domain, and the episode harness ends the episode on it.
@@ -237,7 +258,7 @@ class ToolEnvironment(Kit):
             if rejection is None:
                 return self._record(turn, node, name, decoded, "error", error=_validation_problem(exc))
             return self._refuse(turn, node, spec, decoded, rejection, effective=None)
-        snapshot = clone(self.state) if spec.kind == "write" else None
+        snapshot = (clone(self.state) if state_copy is None else state_copy) if spec.kind == "write" else None
         effective = {field: getattr(validated, field) for field in type(validated).model_fields}
         try:
             result = spec.method(self, **effective)
@@ -280,7 +301,8 @@ class ToolEnvironment(Kit):
 
     def _restore(self, snapshot: dict[str, Any] | None) -> None:
         if snapshot is not None:
-            self.state = snapshot
+            # A copy of the snapshot: it may be the caller's (``state_copy``), which must stay its own.
+            self.state = clone(snapshot)
 
     def _record(
         self,

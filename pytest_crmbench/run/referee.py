@@ -32,11 +32,10 @@ class EpisodeTampered(CrmbenchError):
 class _World:
     """What the referee remembers of the environment between two tool calls."""
 
-    def __init__(self, env: ToolEnvironment, previous: _World | None = None) -> None:
-        # A read tool leaves the state alone: comparing is cheaper than copying, so the last copy
-        # is kept when nothing changed.
-        unchanged = previous is not None and env.state == previous.state
-        self.state: dict[str, Any] = previous.state if unchanged and previous is not None else clone(env.state)
+    def __init__(self, env: ToolEnvironment, known: dict[str, Any]) -> None:
+        # A read tool leaves the state alone: comparing is cheaper than copying, so the copy the
+        # referee already holds (the last one, or its initial state) is kept when nothing changed.
+        self.state: dict[str, Any] = known if env.state == known else clone(env.state)
         self.rng = env.rng.getstate()
         self.ticks = env._ticks
         self.ids = frozenset(env._issued_ids)
@@ -61,10 +60,10 @@ class Referee:
         self._env = env
         self.calls: list[ToolCall] = []
         self.routing: list[RoutingDecision] = []
-        self.initial_state: dict[str, Any] = clone(env.initial_state)
+        self.initial_state: dict[str, Any] = env.initial_state_copy()
         self.tampering: str | None = None
         self.crash: ToolCall | None = None
-        self._world = _World(env)
+        self._world = _World(env, self.initial_state)
 
     # -- what the agent's ToolBox reaches --------------------------------------------------------
 
@@ -93,16 +92,18 @@ class Referee:
         self.check(f"before tool call #{len(self.calls)}")
         if self.tampering is not None:
             raise EpisodeTampered(self.tampering)
-        call = self._env.call(name, arguments, turn=turn, node=node, exposed=exposed)
-        self.calls.append(call.model_copy(deep=True))
-        self._world = _World(self._env, self._world)
+        # The referee's copy of the world is the write's rollback snapshot: verified equal above,
+        # so the environment need not copy the state a second time.
+        call = self._env.call(name, arguments, turn=turn, node=node, exposed=exposed, state_copy=self._world.state)
+        self.calls.append(_copy(call))
+        self._world = _World(self._env, self._world.state)
         if call.status == "error" and (call.error or {}).get("type") == "internal_error":
             self.crash = self.calls[-1]
             error = call.error or {}
             raise HarnessError(
                 f"tool {call.name} crashed: {error.get('message')}", traceback=error.get("traceback", "")
             )
-        return call.model_copy(deep=True)
+        return _copy(call)  # the agent's own: editing it changes nothing here
 
     # -- the harness's side ---------------------------------------------------------------------
 
@@ -121,8 +122,9 @@ class Referee:
         saw at a tool-call boundary, not what the agent wrote: evidence holds only what the tool
         calls did, so a replay of them reproduces it."""
         self.check("at the end")
-        state = self._world.state if self.tampering is not None else self._env.state
-        return clone(state)  # type: ignore[no-any-return]
+        # Untampered, the environment's own state is the world (a private tree of this episode's
+        # environment, shared with nothing else); tampered, the referee's last copy.
+        return self._world.state if self.tampering is not None else self._env.state
 
     def verdict(self, termination: Termination) -> Termination:
         """The episode's termination once the referee has had its say: tampering, then a tool crash."""
@@ -134,6 +136,18 @@ class Referee:
             detail = f"tool {self.crash.name} crashed: {error.get('message')}\n{error.get('traceback', '')}".rstrip()
             return Termination(reason="harness_error", detail=detail)
         return termination
+
+
+def _copy(call: ToolCall) -> ToolCall:
+    """A copy of a call whose trees are copies too (``clone``: much cheaper than ``deepcopy``)."""
+    return call.model_copy(
+        update={
+            "arguments": clone(call.arguments),
+            "effective_arguments": clone(call.effective_arguments),
+            "result": clone(call.result),
+            "error": clone(call.error),
+        }
+    )
 
 
 class ToolBox:
