@@ -1,8 +1,9 @@
 """The release subcommands of ``crmbench``: ``validate``, ``audit``, ``inventory``.
 
-Each handler is one library call and its printing; the exit status is 1 when the gate finds a
-problem (``inventory`` reports and never gates). Library modules are imported inside the handlers
-so ``crmbench --help`` stays fast.
+Each handler is one library call and its printing; the exit status is
+:attr:`~pytest_crmbench.core.exitcodes.ExitCode.GATE_FAILED` when the gate finds a problem
+(``inventory`` reports and never gates). Library modules are imported inside the handlers so
+``crmbench --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -11,8 +12,11 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-OK, FAILED = 0, 1
-"""The values of ``cli.ExitCode.OK`` and ``ExitCode.ERROR`` (importing cli here would be circular)."""
+from pytest_crmbench.core.exitcodes import ExitCode
+
+AUDIT_OUT = Path("crm-runs/evidence/capability_exposure_audit.json")
+"""Under the run output folder (ignored by git), not next to the sources: an audit is evidence
+for a release, written on demand, not a file of the working tree."""
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -20,7 +24,7 @@ def _validate(args: argparse.Namespace) -> int:
 
     report = validate(args.tasks, args.envs, args.agents, gold=args.gold, lock=args.write_lock)
     print("\n".join(report.lines()))
-    return OK if report.ok else FAILED
+    return ExitCode.OK if report.ok else ExitCode.GATE_FAILED
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -28,7 +32,7 @@ def _audit(args: argparse.Namespace) -> int:
 
     audit = run_audit(args.tasks, args.agents, args.out)
     print("\n".join(audit.lines()))
-    return OK if audit.ok else FAILED
+    return ExitCode.OK if audit.ok else ExitCode.GATE_FAILED
 
 
 def _inventory(args: argparse.Namespace) -> int:
@@ -41,7 +45,7 @@ def _inventory(args: argparse.Namespace) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
-    return OK
+    return ExitCode.OK
 
 
 def _content_dirs(parser: argparse.ArgumentParser, *, envs: bool = True) -> None:
@@ -61,9 +65,7 @@ def add_commands(commands: Any) -> None:
 
     audit = commands.add_parser("audit", help="Write the capability-exposure audit (spec A.7).")
     _content_dirs(audit, envs=False)
-    audit.add_argument(
-        "--out", type=Path, default=Path("evidence/capability_exposure_audit.json"), help="Output JSON file."
-    )
+    audit.add_argument("--out", type=Path, default=AUDIT_OUT, help=f"Output JSON file (default: {AUDIT_OUT}).")
     audit.set_defaults(handler=_audit)
 
     inventory = commands.add_parser("inventory", help="Print the task-set figures against the release targets.")

@@ -81,6 +81,9 @@ class ModelSettings:
     user: str | None = None
     judge: str | None = None
     api_base: str | None = None
+    """The agent model's server (``--crm-api-base``)."""
+    user_api_base: str | None = None
+    judge_api_base: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
     timeout_s: float = 120.0
@@ -88,10 +91,25 @@ class ModelSettings:
     backoff_s: float = 2.0
     prices: Mapping[str, Price] = field(default_factory=dict)
 
-    def config(self, model: str, *, seed: int | None = None) -> ModelConfig:
+    def model(self, role: Role) -> str | None:
+        return {"agent": self.agent, "user": self.user, "judge": self.judge}[role]
+
+    def api_base_of(self, role: Role) -> str | None:
+        """A role's server: its own option; else the agent's server when it plays the agent's model
+        (same model, same server); else None, the provider's own API (issue 12: a local server
+        rarely serves the simulator's and judge's ``gpt-5-mini``)."""
+        own = {"agent": self.api_base, "user": self.user_api_base, "judge": self.judge_api_base}[role]
+        if own or role == "agent":
+            return own
+        return self.api_base if self.model(role) == self.agent else None
+
+    def config(self, role: Role, *, seed: int | None = None) -> ModelConfig:
+        """How ``role`` calls its model (the role must have one)."""
+        model = self.model(role)
+        assert model is not None, f"no {role} model configured"
         return ModelConfig(
             model=model,
-            api_base=self.api_base,
+            api_base=self.api_base_of(role),
             temperature=self.temperature,
             seed=seed,
             max_tokens=self.max_tokens,

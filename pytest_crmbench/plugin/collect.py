@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.core.evidence import Evidence
 from pytest_crmbench.core.loader import TaskRecord, field_line, load_task_file
@@ -55,14 +56,14 @@ class TaskFile(pytest.File):
     """One ``tasks/<domain>.yaml``: a list of task records."""
 
     def collect(self) -> list[TaskItem]:
-        root = self.config.rootpath
-        shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
+        settings = self.config.stash[settings_key]
+        path = shown(self.path, settings.content_root)
         try:
-            records = load_task_file(self.path, display_path=shown)
-            _check_domains(records, environments(self.config), shown)
+            records = load_task_file(self.path, display_path=path)
+            _check_domains(records, environments(self.config), path)
         except CrmbenchError as exc:
             raise self.CollectError(str(exc)) from None
-        trials = self.config.stash[settings_key].trials
+        trials = settings.trials
         items: list[TaskItem] = []
         for record in records:
             # One item per trial (pytest's parametrize does not reach these items); the trial is

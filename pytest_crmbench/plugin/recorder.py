@@ -19,11 +19,12 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from pytest_crmbench import __version__
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
-from pytest_crmbench.plugin.optionvalue import option_value, required_value
+from pytest_crmbench.plugin.optionvalue import option_value
 from pytest_crmbench.results import report, tables
-from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, evaluate
+from pytest_crmbench.results.gates import Gates, GateVerdict, evaluate
 from pytest_crmbench.results.records import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -65,66 +66,6 @@ record_settings_key = pytest.StashKey[RecordSettings]()
 recorder_key = pytest.StashKey["RunRecorder"]()
 
 
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("crmbench")
-    group.addoption(
-        "--crm-trials", dest="crm_trials", type=int, metavar="K", help="Run every selected task K times. Default 1."
-    )
-    group.addoption(
-        "--crm-run-dir",
-        dest="crm_run_dir",
-        metavar="DIR",
-        help="Write the run (manifest, results.jsonl, traces, leaderboard) to DIR. "
-        "Default for non-gold agents and models: crm-runs/<UTC timestamp>-<model or agent>/.",
-    )
-    group.addoption(
-        "--crm-resume",
-        dest="crm_resume",
-        metavar="RUN_DIR",
-        help="Continue RUN_DIR: skip items it already has, append to it, report both.",
-    )
-    group.addoption(
-        "--crm-fail-under",
-        dest="crm_fail_under",
-        type=float,
-        metavar="FRACTION",
-        help="Fail the run (exit 1) if strict accuracy is below FRACTION (0.80 = 80 %); otherwise exit 0 even if tasks failed.",
-    )
-    group.addoption(
-        "--crm-compare",
-        dest="crm_compare",
-        metavar="BASELINE_RUN",
-        help="Fail the run if accuracy drops against BASELINE_RUN, overall or in a domain (see --crm-max-drop).",
-    )
-    group.addoption(
-        "--crm-max-drop",
-        dest="crm_max_drop",
-        type=float,
-        metavar="PP",
-        help="Percentage points of allowed drop against --crm-compare. Default 0.",
-    )
-    group.addoption(
-        "--crm-max-infra",
-        dest="crm_max_infra",
-        type=int,
-        metavar="N",
-        help="Fail the run if more than N results are infra failures or errors.",
-    )
-    parser.addini("crm_trials", "Default number of trials per task (see --crm-trials).", default="1")
-    parser.addini("crm_run_dir", "Run directory, relative to the rootdir (see --crm-run-dir).", default="")
-    parser.addini("crm_fail_under", "Minimum strict accuracy as a fraction (see --crm-fail-under).", default="")
-    parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
-    parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
-    parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
-
-
-def resolve_trials(config: pytest.Config) -> int:
-    trials = required_value(config, "crm_trials", int)
-    if trials < 1:
-        raise pytest.UsageError("--crm-trials must be at least 1")
-    return trials
-
-
 def _cli_path(config: pytest.Config, value: str) -> Path:
     return (config.invocation_params.dir / value).resolve()
 
@@ -147,21 +88,14 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
     compare = config.getoption("crm_compare")
     compare_ini = str(config.getini("crm_compare")).strip()
     gates = Gates(
-        fail_under=option_value(config, "crm_fail_under", _fraction),
+        fail_under=option_value(config, "crm_fail_under"),
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
-        max_drop=option_value(config, "crm_max_drop", float),
-        max_infra=option_value(config, "crm_max_infra", int),
+        max_drop=option_value(config, "crm_max_drop"),
+        max_infra=option_value(config, "crm_max_infra"),
     )
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
     return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates)
-
-
-def _fraction(raw: str | float) -> float:
-    try:
-        return check_fraction(float(raw))
-    except ValueError as exc:
-        raise pytest.UsageError(f"--crm-fail-under / crm_fail_under: {exc}") from None
 
 
 def system_name(settings: RunSettings) -> str:
@@ -230,7 +164,7 @@ def build_manifest(
         "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
         "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
         "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},
-        "env_dirs": [_shown(config, p) for p in settings.env_dirs],
+        "env_dirs": [shown(p, config.rootpath) for p in settings.env_dirs],
         "pytest": {
             "args": list(config.invocation_params.args),
             "xdist_workers": jsonable(config.getoption("numprocesses", None)),
@@ -239,10 +173,6 @@ def build_manifest(
         "git": git_commit(config.rootpath),
     }
     return redact(manifest, secret_values())  # type: ignore[no-any-return]
-
-
-def _shown(config: pytest.Config, path: Path) -> str:
-    return path.relative_to(config.rootpath).as_posix() if path.is_relative_to(config.rootpath) else str(path)
 
 
 def split_nodeid(nodeid: str) -> tuple[str, int]:
@@ -306,7 +236,7 @@ class RunRecorder:
     def task_set(self) -> RunTasks | None:
         if self._task_set is None and self._task_set_problem is None:
             try:
-                self._task_set = load_run_tasks(self.config.rootpath, self.settings)
+                self._task_set = load_run_tasks(self.settings.content_root, self.settings)
             except CrmbenchError as exc:
                 # Collection reports the same problem with file and line; the manifest notes it.
                 self._task_set_problem = str(exc).splitlines()[0]
@@ -490,7 +420,7 @@ class RunRecorder:
         if self.not_run:
             lines.append(f"{self.not_run} item(s) not run (interrupted); --crm-resume continues the run")
         if self.run_dir is not None:
-            lines.append(f"run directory: {_shown(self.config, self.run_dir.path)}")
+            lines.append(f"run directory: {shown(self.run_dir.path, self.config.rootpath)}")
         return lines
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:

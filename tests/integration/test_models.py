@@ -1,6 +1,7 @@
 """End to end through litellm's real HTTP path: the payments tasks against a scripted fake server.
 
 Each test runs ``pytest tasks/payments.yaml --crm-model=openai/... --crm-api-base=http://127.0.0.1:PORT/v1``
+(and the user and judge api bases)
 in-process (pytester) against :class:`~pytest_crmbench.models.fakellm.FakeLLM` playing router, node agent,
 simulator and judge. A project conftest dumps each item's verdict and evidence as JSON for the
 assertions (and for the API-key grep).
@@ -89,6 +90,8 @@ def run(project: CrmProject, server: FakeLLM, task_id: str, *extra: str) -> pyte
         "--crm-user-model=openai/user-model",
         "--crm-judge-model=openai/judge-model",
         f"--crm-api-base={server.base_url}",
+        f"--crm-user-api-base={server.base_url}",
+        f"--crm-judge-api-base={server.base_url}",
         "-k",
         task_id,
         *extra,

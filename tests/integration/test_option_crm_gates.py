@@ -111,7 +111,7 @@ def test_ini_twins_and_usage_errors(mini_project: CrmProject) -> None:
     mini_project.write_config('crm_max_infra = "many"\n')
     result = mini_project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: ini option crm_max_infra = 'many' is not a valid int"])
+    result.stderr.fnmatch_lines(["ERROR: ini option crm_max_infra = 'many': 'many' is not a whole number"])
     mini_project.write_config("")
     result = mini_project.run("--crm-max-drop=5")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -134,5 +134,9 @@ def test_a_percent_given_to_fail_under_is_a_usage_error(mini_project: CrmProject
     result = mini_project.run("--crm-fail-under=80")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*--crm-fail-under / crm_fail_under: fail-under takes a fraction between 0 and 1 (0.80 means 80 %), got 80*"]
+        ["*argument --crm-fail-under: fail-under takes a fraction between 0 and 1 (0.80 means 80 %), got 80"]
     )
+    mini_project.write_config('crm_fail_under = "80"\n')
+    result = mini_project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini option crm_fail_under = '80': fail-under takes a fraction*, got 80"])

@@ -8,6 +8,7 @@ import pytest
 
 from pytest_crmbench import __version__
 from pytest_crmbench.cli.main import main
+from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.results.rundir import load_run, read_traces
 from tests.integration.helpers import MINI_IDS, CrmProject
 
@@ -91,7 +92,7 @@ def test_leaderboard_over_a_gold_and_a_null_run(mini_project: CrmProject, capsys
     assert main(["leaderboard", "--json", *runs]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [(s["system"], s["rank"]) for s in data["systems"]] == [("gold", 1), ("null", 2)]
-    assert main(["leaderboard", str(mini_project.path)]) == 1
+    assert main(["leaderboard", str(mini_project.path)]) == ExitCode.BAD_INPUT
     assert "not a crmbench run directory" in capsys.readouterr().err
 
 

@@ -53,4 +53,8 @@ def test_ini_twin_and_validation(mini_project: CrmProject) -> None:
     assert sum(1 for line in result.outlines if re.search(r"\[t2\]$", line)) == 6
     result = mini_project.run("--crm-trials=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --crm-trials must be at least 1"])
+    result.stderr.fnmatch_lines(["*argument --crm-trials: 0 must be at least 1"])
+    mini_project.write_config('crm_trials = "0"\n')
+    result = mini_project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini option crm_trials = '0': 0 must be at least 1"])
