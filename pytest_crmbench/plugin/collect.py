@@ -39,6 +39,19 @@ from pytest_crmbench.run.episode import Agent
 from pytest_crmbench.run.play import play
 from pytest_crmbench.run.settings import RunSettings
 
+OUTCOME_PROPERTY = "crm_outcome"
+"""``user_properties`` name of the task's outcome, read by the terminal status of its report."""
+
+
+def is_infra_report(report: pytest.TestReport) -> bool:
+    """The call report of a task whose episode ended in infrastructure failure."""
+    return (
+        report.when == "call"
+        and report.failed
+        and not isinstance(report, pytest.SubtestReport)
+        and dict(report.user_properties).get(OUTCOME_PROPERTY) == "infra"  # tuples arrive as lists under xdist
+    )
+
 
 class CheckFailed(AssertionError):
     """A declared check failed; rendered as the verdict's diff, not a traceback."""
@@ -169,6 +182,7 @@ def run_crm_task(
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
     # The result record travels to the controller on the report (before any check can fail).
+    item.user_properties.append((OUTCOME_PROPERTY, verdict.outcome))
     item.user_properties.extend(
         finished_properties(
             crm_task,
@@ -200,7 +214,9 @@ def run_crm_task(
 
 def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> str | None:
     if verdict.outcome == "infra":
-        return f"infrastructure failure (excluded from the score): {evidence.termination.detail}"
+        # One line: it is what the short summary shows next to the ERROR (issue 12).
+        detail = (verdict.detail or evidence.termination.detail or "").strip().splitlines()
+        return f"infrastructure failure (excluded from the score): {(detail or ['no detail'])[0][:300]}"
     if verdict.primary_label == "execution":
         return f"episode ended by {evidence.termination.reason}: {evidence.termination.detail}"
     if isinstance(agent, GoldAgent) and agent.mismatches:

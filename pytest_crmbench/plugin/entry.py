@@ -17,8 +17,10 @@ from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
+from pytest_crmbench.plugin.preflight import Preflight
 from pytest_crmbench.plugin.runahead import RunAhead
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
+from pytest_crmbench.plugin.summary import RunSummary
 from pytest_crmbench.reference.agents import load_factory
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits
 from pytest_crmbench.run.settings import RunSettings
@@ -41,8 +43,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
     recorder.configure(config, settings, is_worker(config))
+    if not is_worker(config):
+        summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
+        config.pluginmanager.register(summary, "crmbench-summary")
     if settings.concurrency > 1:
         config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
+    models = settings.models
+    uses_models = bool(models.agent or models.user or models.judge)
+    if uses_models and not is_worker(config) and not option_value(config, "crm_no_preflight"):
+        config.pluginmanager.register(Preflight(settings), "crmbench-preflight")
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     if config.option.markers:

@@ -15,7 +15,13 @@ from typing import NamedTuple
 import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.models.llm import DEFAULT_ROLE_MODEL, ModelSettings, load_price_table
+from pytest_crmbench.models.llm import (
+    DEFAULT_ROLE_MODEL,
+    MISSING_LITELLM,
+    ModelSettings,
+    litellm_installed,
+    load_price_table,
+)
 from pytest_crmbench.plugin.optiontable import NO_JUDGE, SCRIPTED_USER
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.reference.agents import BUILTIN_AGENTS, MODEL_AGENTS
@@ -66,6 +72,8 @@ def resolve(config: pytest.Config, agent: str | None, content_root: Path) -> Mod
         backoff_s=required_value(config, "crm_retry_backoff"),
         prices=prices,
     )
+    if (settings.agent or settings.user or settings.judge) and not litellm_installed():
+        raise pytest.UsageError(MISSING_LITELLM)  # one line, not a traceback per task (issue 12)
     graph_dirs = tuple(content_root / d for d in config.getini("crm_graph_dirs"))
     concurrency = required_value(config, "crm_concurrency")
     if concurrency > 1 and config.getoption("numprocesses", None):

@@ -3,9 +3,9 @@
 :class:`RunRecorder` exists only on the controller (never on an xdist worker). It receives each
 finished item's record on its test report, appends it to ``results.jsonl``, turns a collected
 item without a result (a crashed worker, a fixture error) into an ``error`` row, writes the
-leaderboard at session end, prints one ``crmbench`` terminal section and applies the CI gates to
-the exit status. :class:`ResumeFilter` runs wherever items are collected and deselects those a
-resumed run already has.
+leaderboard at session end and applies the CI gates to
+the exit status (the terminal lines are :mod:`~pytest_crmbench.plugin.summary`'s). :class:`ResumeFilter`
+runs wherever items are collected and deselects those a resumed run already has.
 """
 
 from __future__ import annotations
@@ -399,43 +399,6 @@ class RunRecorder:
         name = self.run_dir.path.name if self.run_dir else "this run"
         created = str((self.manifest or {}).get("created_at", ""))
         return report.build([report.RunInput(name, system_name(self.settings), created, records)])
-
-    def lines(self) -> list[str]:
-        records = self.all_records()
-        if not records:
-            return []
-        leaderboard = self.leaderboard(records)
-        system = leaderboard.systems[0]
-        first = system.first
-        unit = "task(s)" if self.settings.trials == 1 else f"result(s) of round 1 of {len(system.rounds)}"
-        lines = [tables.outcome_line(first, unit)]
-        explained = tables.not_judged_line(first)
-        if explained:
-            lines.append(explained)
-        lines.extend(tables.headline(leaderboard))
-        if len(system.rounds) > 1:
-            lines.append(tables.trials_line(system))
-        if self.previous:
-            lines.append(f"resumed: {len(self.previous)} earlier result(s) merged, {len(self.records)} new")
-        if self.not_run:
-            lines.append(f"{self.not_run} item(s) not run (interrupted); --crm-resume continues the run")
-        if self.run_dir is not None:
-            lines.append(f"run directory: {shown(self.run_dir.path, self.config.rootpath)}")
-        return lines
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        lines = self.lines()
-        if lines and terminalreporter.config.get_verbosity() >= 0:
-            terminalreporter.write_sep("-", "crmbench")
-            for line in lines:
-                terminalreporter.write_line(line)
-        if self.verdict is not None:
-            # Shown even with -q: it explains the exit status.
-            for failure in self.verdict.failures:
-                terminalreporter.write_line(f"crmbench gate FAILED: {failure}", red=True, bold=True)
-            if self.verdict.passed:
-                notes = "; ".join(self.verdict.notes)
-                terminalreporter.write_line(f"crmbench gate passed: {notes}", green=True)
 
 
 def configure(config: pytest.Config, settings: RunSettings, is_worker: bool) -> None:

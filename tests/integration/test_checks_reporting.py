@@ -62,12 +62,40 @@ def test_verbose_lists_every_check_by_name(mini_project: CrmProject) -> None:
 
 
 def test_not_judged_criteria_show_in_a_default_rs_run(mini_project: CrmProject) -> None:
-    result = mini_project.run("-rs")
+    result = mini_project.run("-rs", "--crm-agent=null")
     result.stdout.fnmatch_lines(
         [
             "*- crmbench -*",
-            "6 task(s): 2 success, 0 failure, 4 not judged, 0 infra",
+            "6 task(s): 0 success, 5 failure, 1 not judged, 0 infra",
             "4 reply criteria in 4 task(s) were not judged (no judge model configured)*",
+        ]
+    )
+
+
+def test_a_gold_self_test_says_what_it_verified_not_an_accuracy(mini_project: CrmProject) -> None:
+    """Issue 12 item 10: the gold agent is a harness check; 33 % strict accuracy would only alarm."""
+    result = mini_project.run()
+    result.stdout.fnmatch_lines(
+        [
+            "*- crmbench -*",
+            "gold self-test: 6 task result(s), each task's gold path replayed",
+            "  verified: every programmatic check (actions, parameters, order, state, forbidden, protected) held"
+            " on 6/6 task(s), 36 checks",
+            "  not verified: 4 reply criteria in 4 task(s) need a judge model (--crm-judge-model); a model run"
+            " judges them",
+        ]
+    )
+    assert "Strict acc." not in result.stdout.str() and "33.33%" not in result.stdout.str()
+
+
+def test_a_gold_self_test_names_a_broken_gold_path(mini_project: CrmProject) -> None:
+    text = replace_once(mini_text(), "accounts.ACC-1.balance: 130.00", "accounts.ACC-1.balance: 131.00")
+    mini_project.write("mini.yaml", text)
+    result = mini_project.run("-q")
+    result.stdout.fnmatch_lines(
+        [
+            "  BROKEN: 1 task(s) fail their own gold path (a bug in the task or its environment): mini_transfer_retry_01",
+            "  verified: every programmatic check * held on 5/6 task(s), *",
         ]
     )
 

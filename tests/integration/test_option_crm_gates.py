@@ -68,10 +68,19 @@ def test_without_a_gate_failed_tasks_fail_the_run(mini_project: CrmProject) -> N
 
 
 def test_the_gate_line_shows_under_quiet(mini_project: CrmProject) -> None:
-    result = mini_project.run("-q", "--crm-fail-under=0.5")
+    result = mini_project.run("-q", "--crm-fail-under=0.5", "--crm-agent=null")
     assert result.ret == FAILED
-    result.stdout.fnmatch_lines(["crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=0.5"])
-    assert "- crmbench -" not in result.stdout.str()
+    # The last lines of a run: pytest's counts, the crmbench summary, the verdict (issue 12 item 8).
+    lines = [line for line in result.stdout.lines if line.strip()]
+    assert lines[-1] == "crmbench gate FAILED: strict accuracy 0.00% (0/6) is below --crm-fail-under=0.5"
+    assert lines[-3].startswith("pytest's counts: 6 task item(s) (5 failed, 1 passed)")
+    assert lines[-2].startswith("run directory: crm-runs/")
+    assert lines.index("6 task(s): 0 success, 5 failure, 1 not judged, 0 infra") > next(
+        i for i, line in enumerate(lines) if " failed, " in line and " in " in line
+    )
+    quietest = mini_project.run("-qq", "--crm-fail-under=0.5")
+    assert [line for line in quietest.stdout.lines if line.strip()][-1].startswith("crmbench gate FAILED")
+    assert "- crmbench -" not in quietest.stdout.str()
 
 
 def test_a_failing_ordinary_test_is_not_masked_by_a_passing_gate(mini_project: CrmProject) -> None:

@@ -67,10 +67,11 @@ def test_run_directory_contents(mini_project: CrmProject, monkeypatch: pytest.Mo
     assert "## Table 6: strict accuracy" in (run / "leaderboard.md").read_text()
 
 
-def test_quiet_runs_print_no_crmbench_section(mini_project: CrmProject) -> None:
+def test_quiet_runs_end_with_the_crmbench_section_and_the_run_directory(mini_project: CrmProject) -> None:
     result = mini_project.run("-q", "--crm-run-dir=run")
-    assert "crmbench" not in result.stdout.str()
+    assert [line for line in result.stdout.lines if line.strip()][-1] == "run directory: run"
     assert (mini_project.path / "run" / "results.jsonl").is_file()
+    assert "crmbench" not in mini_project.run("-qq", "--crm-run-dir=run2").stdout.str()
 
 
 def test_collect_only_writes_no_run(mini_project: CrmProject) -> None:
@@ -119,3 +120,12 @@ def test_crmbench_grade_replays_a_saved_run(mini_project: CrmProject, capsys: py
     assert main(["grade", str(run), "--json", *folders]) == 1
     first = json.loads(capsys.readouterr().out.splitlines()[0])
     assert first["task_id"] == "mini_transfer_retry_01" and first["nondeterminism"]
+
+
+def test_progress_lines_while_a_run_goes_on(mini_project: CrmProject) -> None:
+    """Issue 12 item 14: with a short interval every finished task prints its line; by default none."""
+    result = mini_project.run("--crm-agent=null", "--crm-progress=0.000001", "-p", "no:randomly")
+    progress = [line for line in result.stdout.lines if line.startswith("crmbench progress: ")]
+    assert progress, result.stdout.str()
+    assert progress[-1].startswith("crmbench progress: 6/6 task results, 0.0% success (0/6 scored), 0 infra, $0.00")
+    assert "crmbench progress" not in mini_project.run("--crm-agent=null").stdout.str()
