@@ -8,7 +8,7 @@ nothing unless an error needs the line of a nested field.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -36,6 +36,9 @@ def _construct_decimal(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
 _Loader.add_constructor("tag:yaml.org,2002:float", _construct_decimal)
 
 
+Loc = tuple[int | str, ...]
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     """A validated task and where it was written."""
@@ -43,12 +46,26 @@ class TaskRecord:
     task: Task
     path: Path
     line: int  # 1-based line of the record's first key
-    shown_path: str = ""
-    index: int = 0  # position in the file's list  # how messages name the file (relative to the rootdir when possible)
+    shown_path: str = ""  # how messages name the file (relative to the rootdir when possible)
+    index: int = 0  # position in the file's list
+    lines: dict[Loc, int] = field(default_factory=dict, compare=False, repr=False)
+    """1-based lines of the contract's entries, by location (``("contract", "expected_state",
+    "accounts.A.balance")``): a failing check points at its own line (issue 12)."""
 
     @property
     def location(self) -> str:
         return f"{self.shown_path or self.path}:{self.line}"
+
+    def line_at(self, loc: Loc) -> int:
+        """The line of the deepest recorded entry along ``loc`` (the record's line if none)."""
+        for end in range(len(loc), 0, -1):
+            found = self.lines.get(loc[:end])
+            if found is not None:
+                return found
+        return self.line
+
+    def location_of(self, loc: Loc) -> str:
+        return f"{self.shown_path or self.path}:{self.line_at(loc)}"
 
 
 def load_task_file(path: Path, *, display_path: str | None = None) -> list[TaskRecord]:
@@ -108,10 +125,43 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
             )
             continue
         first_line[task.id] = line
-        records.append(TaskRecord(task, path, line, shown, index))
+        records.append(TaskRecord(task, path, line, shown, index, contract_lines(node)))
     if errors:
         raise SpecErrors(errors)
     return records
+
+
+CONTRACT_DEPTH = 3
+"""``contract.forbidden.params[0]`` is the deepest entry a check is declared by."""
+
+
+def contract_lines(record: yaml.Node) -> dict[Loc, int]:
+    """The line of every contract entry down to :data:`CONTRACT_DEPTH`, keyed by its location."""
+    contract = _child(record, "contract")
+    if contract is None:
+        return {}
+    lines: dict[Loc, int] = {("contract",): contract.start_mark.line + 1}
+    stack: list[tuple[yaml.Node, Loc]] = [(contract, ("contract",))]
+    while stack:
+        node, loc = stack.pop()
+        if len(loc) > CONTRACT_DEPTH:
+            continue
+        children: list[tuple[int | str, yaml.Node]] = []
+        starts: dict[str, int] = {}
+        if isinstance(node, yaml.MappingNode):
+            children = [(str(key.value), value) for key, value in node.value if isinstance(key, yaml.ScalarNode)]
+            starts = {
+                str(key.value): key.start_mark.line + 1 for key, _ in node.value if isinstance(key, yaml.ScalarNode)
+            }
+        elif isinstance(node, yaml.SequenceNode):
+            children = list(enumerate(node.value))
+        for part, child in children:
+            # A mapping entry is where its key is written; a list item where the item starts.
+            lines[(*loc, part)] = (
+                starts.get(str(part), child.start_mark.line + 1) if isinstance(part, str) else child.start_mark.line + 1
+            )
+            stack.append((child, (*loc, part)))
+    return lines
 
 
 def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:

@@ -7,6 +7,7 @@ its status. State checks read the frozen final state; protected paths compare it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -212,3 +213,42 @@ def check_protected(
             _verdict("collateral", f"collateral[{index}] {path}", unchanged, _shown(before), _shown(after), diff)
         )
     return verdicts
+
+
+# -- where each check is declared ----------------------------------------------------------------
+
+_CHECK_KEY = re.compile(r"^(?P<kind>[a-z.]+)\[(?P<index>\d+)\]")
+
+
+def declared_at(contract: Contract, check_name: str) -> tuple[int | str, ...]:
+    """The location in the task record of the contract entry a check comes from (the check names
+    above: ``state[0] accounts.A.balance`` -> ``("contract", "expected_state", "accounts.A.balance")``).
+
+    The family's own location when the entry cannot be told (``("contract",)`` at worst).
+    """
+    match = _CHECK_KEY.match(check_name)
+    if match is None:
+        return ("contract",)
+    kind, index = match["kind"], int(match["index"])
+    keyed: dict[str, tuple[tuple[str, ...], list[str]]] = {
+        "state": (("expected_state",), list(contract.expected_state)),
+        "forbidden.state": (("forbidden", "state"), list(contract.forbidden.state)),
+    }
+    if kind in keyed:
+        prefix, keys = keyed[kind]
+        return ("contract", *prefix, keys[index]) if index < len(keys) else ("contract", *prefix)
+    if kind == "action":
+        tools = list(contract.required_counts())
+        if index < len(tools):
+            first = next(i for i, a in enumerate(contract.expected_actions) if a.tool == tools[index])
+            return ("contract", "expected_actions", first)
+        return ("contract", "expected_actions")
+    listed = {
+        "param": ("expected_params",),
+        "order": ("action_order",),
+        "reply": ("reply_criteria",),
+        "forbidden.action": ("forbidden", "actions"),
+        "forbidden.param": ("forbidden", "params"),
+        "collateral": ("forbidden", "protected"),
+    }
+    return ("contract", *listed[kind], index) if kind in listed else ("contract",)

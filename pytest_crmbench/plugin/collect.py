@@ -21,6 +21,7 @@ from pytest_crmbench.core.users import User
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.grading import ReplyJudge
+from pytest_crmbench.grading.checks import declared_at
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.plugin.recorder import record_settings_key
 from pytest_crmbench.plugin.stash import (
@@ -133,7 +134,11 @@ class TaskItem(pytest.Function):
         return self.path, self.record.line - 1, f"task {self.record.task.id}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        if isinstance(excinfo.value, (CheckFailed, EpisodeFailed)):
+        if isinstance(excinfo.value, CheckFailed):
+            # The check's own line in the YAML, not the task's first line (issue 12 item 9).
+            loc = declared_at(self.record.task.contract, excinfo.value.verdict.name)
+            return f"{self.record.location_of(loc)}: {excinfo.value}"
+        if isinstance(excinfo.value, EpisodeFailed):
             return f"{self.record.location}: {excinfo.value}"
         return super().repr_failure(excinfo)
 

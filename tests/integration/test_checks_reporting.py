@@ -148,7 +148,7 @@ def test_failed_state_check_is_its_own_subfailure(crm_project: CrmProject) -> No
     result.stdout.fnmatch_lines(
         [
             "*task mini_transfer_retry_01 [[]state[[]0] accounts.ACC-1.balance]*",
-            "tasks/mini.yaml:2: state[[]0] accounts.ACC-1.balance: FAILED",
+            "tasks/mini.yaml:22: state[[]0] accounts.ACC-1.balance: FAILED",
             "  accounts.ACC-1.balance: expected 100.00, got 130.00",
             "*task mini_transfer_retry_01 __*",
             "contains 1 failed subtest",
@@ -195,7 +195,7 @@ def test_forbidden_param_counts_a_rejected_attempt(crm_project: CrmProject) -> N
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "tasks/forbidden.yaml:1: forbidden.param[[]0] execute_transfer: FAILED",
+            "tasks/forbidden.yaml:8: forbidden.param[[]0] execute_transfer: FAILED",
             "  no attempt of execute_transfer may match amount=gte 1000; matching attempts:",
             "    #0 turn 0 rejected {'from_account': 'ACC-1', 'to_account': 'ACC-2', 'amount': 1000}",
             "*",
@@ -287,7 +287,7 @@ def test_a_crashing_tool_does_not_crash_the_run(crm_project: CrmProject) -> None
     result.assert_outcomes(failed=2, passed=1)
     result.stdout.fnmatch_lines(
         [
-            "tasks/crash.yaml:1: action[[]0] broken_tool x1: FAILED",
+            "tasks/crash.yaml:7: action[[]0] broken_tool x1: FAILED",
             "  expected at least 1 successful call(s) of broken_tool, got 0 (broken_tool attempts: 1 error)",
             "*",
             f"*{TRANSCRIPT}*",
@@ -301,3 +301,23 @@ def test_a_crashing_tool_does_not_crash_the_run(crm_project: CrmProject) -> None
     assert "SUBFAILED[state[0] log]" not in out
     assert re.search(r"^FAILED tasks/crash.yaml::mini_crash_01 - contains 1 failed subtest$", out, re.M)
     assert "Traceback" not in out and "RuntimeError: boom" in out
+
+
+def test_every_failing_check_points_at_its_own_yaml_line(mini_project: CrmProject) -> None:
+    """Issue 12 item 9: not the task's first line; the entry the check was declared by."""
+    result = mini_project.run("--crm-agent=null", "-k", "retry")
+    text = mini_text().splitlines()
+    located = re.findall(r"^tasks/mini\.yaml:(\d+): (\S+)", result.stdout.str(), re.MULTILINE)
+    expected = {
+        "action[0]": "expected_actions: [validate_transfer",
+        "action[1]": "expected_actions: [validate_transfer",
+        "param[0]": "- {tool: validate_transfer, args: {amount: 1000}",
+        "param[1]": "- {tool: execute_transfer",
+        "order[0]": "action_order:",
+        "state[0]": "accounts.ACC-1.balance: 130.00",
+        "state[1]": 'accounts.ACC-2.balance: "2500.75"',
+        "state[2]": "transfers: {$min_length: 1}",
+    }
+    assert {name for _, name in located} == set(expected)
+    for line, name in located:
+        assert text[int(line) - 1].strip().startswith(expected[name]), (name, text[int(line) - 1])

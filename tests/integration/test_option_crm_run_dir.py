@@ -9,6 +9,7 @@ import pytest
 from pytest_crmbench import __version__
 from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.exitcodes import ExitCode
+from pytest_crmbench.results import tables
 from pytest_crmbench.results.rundir import load_run, read_traces
 from tests.integration.helpers import MINI_IDS, CrmProject
 
@@ -64,7 +65,7 @@ def test_run_directory_contents(mini_project: CrmProject, monkeypatch: pytest.Mo
     assert traces[0]["evidence"]["seed"] == records[0].seed
     leaderboard = json.loads((run / "leaderboard.json").read_text())
     assert leaderboard["systems"][0]["successes"] == 2
-    assert "## Table 6: strict accuracy" in (run / "leaderboard.md").read_text()
+    assert "## Strict accuracy (spec table 6)" in (run / "leaderboard.md").read_text()
 
 
 def test_quiet_runs_end_with_the_crmbench_section_and_the_run_directory(mini_project: CrmProject) -> None:
@@ -86,7 +87,7 @@ def test_leaderboard_over_a_gold_and_a_null_run(mini_project: CrmProject, capsys
     runs = [str(mini_project.path / "runs" / name) for name in ("null", "gold")]
     assert main(["leaderboard", *runs]) == 0
     out = capsys.readouterr().out
-    for title in ("Table 6", "Table 7", "Figure 5", "Figure 13", "Figure 14", "Table 8", "Figure 16"):
+    for title, _ in tables.SECTIONS:
         assert f"## {title}" in out
     assert "| 1    | gold   | 33.33%      | 2/6      |" in out
     assert "| 2    | null   | 0.00%       | 0/6      |" in out

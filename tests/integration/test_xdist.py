@@ -38,7 +38,7 @@ def test_subfailures_are_reported_under_xdist(crm_project: CrmProject) -> None:
     result.stdout.fnmatch_lines(
         [
             "*task mini_transfer_retry_01 [[]state[[]0] accounts.ACC-1.balance]*",
-            "tasks/mini.yaml:2: state[[]0] accounts.ACC-1.balance: FAILED",
+            "tasks/mini.yaml:22: state[[]0] accounts.ACC-1.balance: FAILED",
             "  accounts.ACC-1.balance: expected 100.00, got 130.00",
             "*Captured crm transcript call*",
             "*short test summary info*",
