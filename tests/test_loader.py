@@ -37,7 +37,7 @@ def test_all_problems_of_a_file_are_reported_together() -> None:
     )
     assert (
         errors[1]
-        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length"
+        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length, $result"
     )
 
 
@@ -90,3 +90,11 @@ def test_yaml_decimals_are_exact() -> None:
     state = record.task.contract.expected_state
     assert state == {"a": Decimal("130.00"), "b": Decimal("0.1"), "c": 7, "d": float("inf")}
     assert str(state["a"]) == "130.00"  # diffs show what the author wrote
+
+
+def test_mutation_audit_fields_name_file_line_task_and_field() -> None:
+    assert errors_of("bad_mutation_fields.yaml") == [
+        "tasks/bad_mutation_fields.yaml:12: task 'mini_audit_fields_01': field 'alternatives[0].reason': String should match pattern '\\S'",
+        "tasks/bad_mutation_fields.yaml:15: task 'mini_audit_fields_01': field 'counterexamples[0]': path[0].args.text: $from must name an earlier step (there is none before the first step)",
+        "tasks/bad_mutation_fields.yaml:20: task 'mini_audit_fields_01': field 'mutation_waivers': 'skip_identity' is waived twice",
+    ]

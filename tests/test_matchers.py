@@ -2,7 +2,7 @@ from decimal import Decimal
 
 import pytest
 
-from pytest_crmbench.core.matchers import MISSING, check_constraint, describe, matches, values_equal
+from pytest_crmbench.core.matchers import MISSING, check_constraint, describe, matches, result_reference, values_equal
 
 
 @pytest.mark.parametrize(
@@ -80,6 +80,9 @@ def test_literal_mapping_without_dollar_is_exact() -> None:
         ({"$min_length": -1}, "non-negative integer"),
         ({"$min_length": True}, "non-negative integer"),
         ({"$non_empty": "yes"}, "true or false"),
+        ({"$result": "process_payment"}, "needs '<tool>.<path>'"),
+        ({"$result": "process_payment[x].transaction_id"}, "needs '<tool>.<path>'"),
+        ({"$result": 3}, "needs '<tool>.<path>'"),
     ],
 )
 def test_malformed_constraints(constraint: object, problem: str) -> None:
@@ -109,3 +112,21 @@ def test_operators_nested_in_a_literal_are_refused(constraint: object) -> None:
 def test_eq_may_hold_a_literal_with_dollar_keys() -> None:
     assert check_constraint({"$eq": {"$weird": 1}}) is None
     assert matches({"$eq": {"$weird": 1}}, {"$weird": 1})
+
+
+@pytest.mark.parametrize(
+    ("operand", "reference"),
+    [
+        ("process_payment.transaction_id", ("process_payment", 0, "transaction_id")),
+        ("process_payment[1].transaction_id", ("process_payment", 1, "transaction_id")),
+        ("open_dispute.dispute.id", ("open_dispute", 0, "dispute.id")),
+    ],
+)
+def test_result_references_name_a_tool_call_and_a_path(operand: str, reference: tuple[str, int, str]) -> None:
+    assert check_constraint({"$result": operand}) is None
+    assert result_reference(operand) == reference
+
+
+def test_an_unbound_result_reference_matches_nothing() -> None:
+    # The grader binds references against the trace; left unbound (no such call), nothing matches.
+    assert not matches({"$result": "process_payment.transaction_id"}, "TXN-1")

@@ -103,6 +103,45 @@ def test_schema_command_prints_the_task_file_schema(capsys: pytest.CaptureFixtur
     }
 
 
+def test_schema_lists_the_mutation_audit_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["schema"]) == 0
+    schema = json.loads(capsys.readouterr().out)
+    task = schema["$defs"]["Task"]["properties"]
+    assert {"alternatives", "counterexamples", "mutation_waivers"} <= set(task)
+    assert schema["$defs"]["MutationWaiver"]["required"] == ["mutation", "reason"]
+    assert schema["$defs"]["Trajectory"]["required"] == ["reason"]
+
+
+def test_trajectories_and_waivers() -> None:
+    record = task(
+        alternatives=[
+            {"reason": "reads twice", "path": [{"tool": "a"}, {"tool": "b", "args": {"x": {"$from": "0.id"}}}]}
+        ],
+        mutation_waivers=[{"mutation": "drop:1:b", "reason": "equivalent here"}],
+    )
+    assert record.alternatives[0].path[1].args == {"x": {"$from": "0.id"}}
+    with pytest.raises(ValidationError, match="waived twice"):
+        task(mutation_waivers=[{"mutation": "m", "reason": "a"}, {"mutation": "m", "reason": "b"}])
+    with pytest.raises(ValidationError, match="expected to be rejected"):
+        task(
+            counterexamples=[
+                {
+                    "reason": "r",
+                    "path": [{"tool": "a", "expect": "rejected"}, {"tool": "b", "args": {"x": {"$from": "0.id"}}}],
+                }
+            ]
+        )
+
+
+def test_order_entries_may_constrain_arguments() -> None:
+    contract = Contract.model_validate({"action_order": {"tools": ["a", {"tool": "b", "args": {"to": "X"}}]}})
+    (order,) = contract.action_order
+    assert order.names() == ["a", "b"]
+    assert [step.text() for step in order.tools] == ["a", "b(to=X)"]
+    with pytest.raises(ValidationError):
+        Contract.model_validate({"action_order": {"tools": ["a", {"tool": "b", "args": {"to": {"$bogus": 1}}}]}})
+
+
 def test_schema_command_prints_the_trajectory_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["schema", "--kind", "trajectory"]) == 0
     schema = json.loads(capsys.readouterr().out)

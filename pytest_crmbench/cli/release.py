@@ -1,4 +1,4 @@
-"""The release subcommands of ``crmbench``: ``validate``, ``audit``, ``inventory``.
+"""The release subcommands of ``crmbench``: ``validate``, ``audit [--mutations]``, ``inventory``.
 
 Each handler is one library call and its printing; the exit status is
 :attr:`~pytest_crmbench.core.exitcodes.ExitCode.GATE_FAILED` when the gate finds a problem
@@ -14,9 +14,10 @@ from typing import Any
 
 from pytest_crmbench.core.exitcodes import ExitCode
 
+# Under the run output folder (ignored by git), not next to the sources: an audit is evidence for
+# a release, written on demand, not a file of the working tree (issue 12).
 AUDIT_OUT = Path("crm-runs/evidence/capability_exposure_audit.json")
-"""Under the run output folder (ignored by git), not next to the sources: an audit is evidence
-for a release, written on demand, not a file of the working tree."""
+MUTATIONS_OUT = Path("crm-runs/evidence/mutation_audit.json")
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -32,13 +33,25 @@ def _audit(args: argparse.Namespace) -> int:
 
     audit = run_audit(args.tasks, args.agents, args.out)
     print("\n".join(audit.lines()))
-    return ExitCode.OK if audit.ok else ExitCode.GATE_FAILED
+    mutations_ok = _mutations(args) if args.mutations else True
+    return ExitCode.OK if audit.ok and mutations_ok else ExitCode.GATE_FAILED
+
+
+def _mutations(args: argparse.Namespace) -> bool:
+    from pytest_crmbench.release.mutation.suite import run_mutation_audit
+
+    result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out)
+    print("\n".join(result.lines(verbose=True)))
+    return result.ok
 
 
 def _inventory(args: argparse.Namespace) -> int:
-    from pytest_crmbench.release.inventory import inventory_text
+    from pytest_crmbench.release.inventory import inventory_text, readme_figures_text
 
-    text = inventory_text(args.tasks, args.agents, as_json=args.json)
+    if args.readme:
+        text = readme_figures_text(args.tasks, args.agents, args.readme)
+    else:
+        text = inventory_text(args.tasks, args.agents, as_json=args.json)
     if args.out is None:
         print(text)
     else:
@@ -63,13 +76,30 @@ def add_commands(commands: Any) -> None:
     validate.add_argument("--write-lock", action="store_true", help="Write tasks/lock.json (implies --gold).")
     validate.set_defaults(handler=_validate)
 
-    audit = commands.add_parser("audit", help="Write the capability-exposure audit (spec A.7).")
-    _content_dirs(audit, envs=False)
+    audit = commands.add_parser(
+        "audit",
+        help="Write the capability-exposure audit (spec A.7) and, with --mutations, the contract mutation audit.",
+    )
+    _content_dirs(audit)
     audit.add_argument("--out", type=Path, default=AUDIT_OUT, help=f"Output JSON file (default: {AUDIT_OUT}).")
+    audit.add_argument(
+        "--mutations",
+        action="store_true",
+        help="Also run the contract mutation audit: derived wrong paths must fail, right paths must pass.",
+    )
+    audit.add_argument(
+        "--mutations-out",
+        type=Path,
+        default=MUTATIONS_OUT,
+        help=f"Output JSON file of the mutation audit (default: {MUTATIONS_OUT}).",
+    )
     audit.set_defaults(handler=_audit)
 
     inventory = commands.add_parser("inventory", help="Print the task-set figures against the release targets.")
     _content_dirs(inventory, envs=False)
     inventory.add_argument("--json", action="store_true", help="Print JSON instead of Markdown.")
+    inventory.add_argument(
+        "--readme", metavar="DOMAIN", default=None, help="Print the figures block of envs/DOMAIN/README.md."
+    )
     inventory.add_argument("--out", type=Path, default=None, help="Write to this file instead of stdout.")
     inventory.set_defaults(handler=_inventory)

@@ -8,6 +8,7 @@ nothing unless an error needs the line of a nested field.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -176,15 +177,25 @@ def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:
 
 
 def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
-    """The line of a field of a loaded record (re-reads the file: for error messages only)."""
-    loader = _Loader(record.path.read_text(encoding="utf-8"))
+    """The line of a field of a loaded record (re-reads the file when it changed: for error messages only)."""
     try:
-        root = loader.get_single_node()
-    finally:
-        loader.dispose()
+        stat = record.path.stat()
+    except OSError:
+        return record.line
+    root = _node_tree(record.path, stat.st_mtime_ns, stat.st_size)
     if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
         return record.line
     return _line_of(root.value[record.index], loc)
+
+
+@functools.lru_cache(maxsize=8)
+def _node_tree(path: Path, mtime_ns: int, size: int) -> yaml.Node | None:
+    # Keyed on the file's stamp: an audit reporting hundreds of findings composes each file once.
+    loader = _Loader(path.read_text(encoding="utf-8"))
+    try:
+        return loader.get_single_node()  # type: ignore[no-any-return]
+    finally:
+        loader.dispose()
 
 
 def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None = None) -> list[SpecError]:

@@ -10,6 +10,7 @@ single ``$operator`` key. The ``$`` prefix keeps operators unambiguous next to l
     notes: {$non_empty: true}
     items: {$min_length: 2}
     payload: {$eq: {a: 1}}          # exact, for a literal that is itself a mapping
+    transaction_id: {$result: process_payment.transaction_id}   # a value an earlier call returned
 
 Numbers never go through binary floats: both sides are converted with ``Decimal(str(x))``, so the
 YAML literal ``130.00`` equals the state value ``Decimal("130.00")`` or ``"130.00"`` when the
@@ -18,6 +19,7 @@ state stores money as a decimal string.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -103,6 +105,23 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
+RESULT = "$result"
+"""``{$result: "<tool>[<n>].<path>"}``: equal to ``path`` in the result of the tool's n-th successful
+call (``[0]``, the first, when omitted). Generated ids (``TXN-…``) depend on the seed; a contract
+refers to them this way. The grader binds the reference against the trace before matching
+(:func:`bind_results`); an unbound reference matches nothing."""
+
+_RESULT_REFERENCE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:\[(\d+)\])?((?:\.[^.\s\[\]]+)+)$")
+
+
+def result_reference(operand: Any) -> tuple[str, int, str] | None:
+    """``(tool, n, path)`` of a ``$result`` operand such as ``process_payment[1].transaction_id``."""
+    match = _RESULT_REFERENCE.match(operand) if isinstance(operand, str) else None
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2) or 0), match.group(3)[1:]
+
+
 def operator_of(constraint: Any) -> tuple[str, Any] | None:
     """``("$op", operand)`` when the constraint is an operator mapping, else None (a literal)."""
     if isinstance(constraint, Mapping) and len(constraint) == 1:
@@ -124,8 +143,12 @@ def check_constraint(constraint: Any) -> str | None:
         if found is None:
             return "an operator mapping must have exactly one $key"
         name, operand = found
+        if name == RESULT:
+            if result_reference(operand) is None:
+                return "$result needs '<tool>.<path>' or '<tool>[<n>].<path>', e.g. 'process_payment.transaction_id'"
+            return None
         if name not in OPERATORS:
-            return f"unknown operator {name!r}; known: {', '.join(OPERATORS)}"
+            return f"unknown operator {name!r}; known: {', '.join([*OPERATORS, RESULT])}"
         if name == "$one_of" and not isinstance(operand, list):
             return "$one_of needs a list"
         if name in ("$gte", "$lte") and as_decimal(operand) is None:
@@ -151,8 +174,8 @@ def matches(constraint: Any, actual: Any) -> bool:
     if found is None:
         return actual is not MISSING and values_equal(constraint, actual)
     name, operand = found
-    if actual is MISSING and name != "$non_empty":
-        return False
+    if name == RESULT or (actual is MISSING and name != "$non_empty"):
+        return False  # an unbound reference: the call it names never succeeded
     return OPERATORS[name](operand, actual)
 
 

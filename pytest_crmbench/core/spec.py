@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from pytest_crmbench.core.matchers import check_constraint
 
@@ -102,15 +102,37 @@ class ExpectedParams(_Model):
     match: Literal["any", "first"] = "any"
 
 
+class OrderStep(_Model):
+    """One entry of an order: a tool, optionally only its calls whose arguments match ``args``.
+
+    ``{tool: execute_transfer, args: {to_account: ACC-1010}}`` after ``{tool: validate_transfer,
+    args: {to_account: ACC-1010}}`` pairs a transfer with its own validation, which tool names
+    alone cannot do when a conversation makes two transfers.
+    """
+
+    tool: str
+    args: dict[str, Constraint] = Field(default_factory=dict)
+
+    def text(self) -> str:
+        if not self.args:
+            return self.tool
+        return f"{self.tool}(" + ", ".join(f"{k}={v}" for k, v in self.args.items()) + ")"
+
+
 class ActionOrder(_Model):
     """The named tools' ``ok`` calls must follow this order.
 
     ``subsequence``: unrelated calls (and other calls of the named tools) may interleave;
-    ``exact``: the ``ok`` calls filtered to the named tools must equal ``tools`` exactly.
+    ``exact``: the ``ok`` calls filtered to the named tools must match ``tools`` one for one.
+    An entry is a tool name or an :class:`OrderStep` whose ``args`` a call must also satisfy.
     """
 
-    tools: list[str] = Field(min_length=2)
+    tools: list[Annotated[OrderStep, BeforeValidator(_tool_shorthand)]] = Field(min_length=2)
     mode: Literal["subsequence", "exact"] = "subsequence"
+
+    def names(self) -> list[str]:
+        """The tool of each entry, in order."""
+        return [step.tool for step in self.tools]
 
 
 class ForbiddenParams(_Model):
@@ -190,6 +212,26 @@ class GoldCall(_Model):
     )
 
 
+def check_references(path: list[GoldCall]) -> None:
+    """Every ``$from`` of a path names an earlier step that is expected to succeed (raises ValueError)."""
+    for index, step in enumerate(path):
+        for name, value in step.args.items():
+            if not (isinstance(value, dict) and "$from" in value):
+                continue
+            reference = gold_reference(value)
+            if reference is None:
+                raise ValueError(
+                    f"path[{index}].args.{name}: $from needs the form '<step>.<path>', e.g. '0.transaction_id'"
+                )
+            if reference[0] >= index:
+                earlier = f"0..{index - 1}" if index else "there is none before the first step"
+                raise ValueError(f"path[{index}].args.{name}: $from must name an earlier step ({earlier})")
+            if path[reference[0]].expect != "ok":
+                raise ValueError(
+                    f"path[{index}].args.{name}: $from names step {reference[0]}, which is expected to be rejected"
+                )
+
+
 REPLY_REFERENCE = re.compile(r"\$\{(\d+)((?:\.[^.\s}]+)+)\}")
 """``${2.transaction_id}`` inside a gold reply: a value from an earlier step's result."""
 
@@ -205,21 +247,7 @@ class Gold(_Model):
 
     @model_validator(mode="after")
     def _references_point_back(self) -> Gold:
-        for index, step in enumerate(self.path):
-            for name, value in step.args.items():
-                if not (isinstance(value, dict) and "$from" in value):
-                    continue
-                reference = gold_reference(value)
-                if reference is None:
-                    raise ValueError(
-                        f"path[{index}].args.{name}: $from needs the form '<step>.<path>', e.g. '0.transaction_id'"
-                    )
-                if reference[0] >= index:
-                    raise ValueError(f"path[{index}].args.{name}: $from must name an earlier step (0..{index - 1})")
-                if self.path[reference[0]].expect != "ok":
-                    raise ValueError(
-                        f"path[{index}].args.{name}: $from names step {reference[0]}, which is expected to be rejected"
-                    )
+        check_references(self.path)
         for match in REPLY_REFERENCE.finditer(self.reply):
             target = int(match.group(1))
             if target >= len(self.path) or self.path[target].expect != "ok":
@@ -243,6 +271,33 @@ class Exemption(_Model):
     reason: str = Field(pattern=r"\S", description="Why the exemption is correct; must not be empty.")
 
 
+class Trajectory(_Model):
+    """A hand-written path the contract mutation audit replays from a fresh world.
+
+    An ``alternative`` is a right path that must pass every programmatic check; a
+    ``counterexample`` is a wrong path that must fail at least one. Steps are written like gold
+    steps (``$from`` references name earlier steps of the same path).
+    """
+
+    reason: str = Field(pattern=r"\S", description="Why the path is right (alternative) or wrong (counterexample).")
+    path: list[GoldCall] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _references_point_back(self) -> Trajectory:
+        check_references(self.path)
+        return self
+
+
+class MutationWaiver(_Model):
+    """A mutant of the contract mutation audit that is known to survive (or a derived right path
+    known to fail) for a reason the audit cannot see, reviewed like any other task change."""
+
+    mutation: str = Field(
+        pattern=r"\S", description="The mutation id as the audit reports it, e.g. 'change:2:send_receipt.channel=sms'."
+    )
+    reason: str = Field(pattern=r"\S", description="One line: why the mutant is equivalent (or the variant wrong).")
+
+
 class Task(_Model):
     """One benchmark task: a POMDP instance (user, initial state, contract) in a domain."""
 
@@ -261,12 +316,32 @@ class Task(_Model):
     exemptions: list[Exemption] = Field(
         default_factory=list, description="Justified exceptions to release audits (crmbench validate --gold)."
     )
+    alternatives: list[Trajectory] = Field(
+        default_factory=list, description="Hand-written right paths: each must pass every programmatic check."
+    )
+    counterexamples: list[Trajectory] = Field(
+        default_factory=list, description="Hand-written wrong paths: each must fail at least one programmatic check."
+    )
+    mutation_waivers: list[MutationWaiver] = Field(
+        default_factory=list,
+        description="Mutants of the contract mutation audit waived with a reason (counted in its report).",
+    )
 
     @model_validator(mode="after")
     def _unique_tags(self) -> Task:
         if len(set(self.capabilities)) != len(self.capabilities):
             raise ValueError("capabilities must not repeat")
         return self
+
+    @field_validator("mutation_waivers")
+    @classmethod
+    def _unique_waivers(cls, waivers: list[MutationWaiver]) -> list[MutationWaiver]:
+        seen: set[str] = set()
+        for waiver in waivers:
+            if waiver.mutation in seen:
+                raise ValueError(f"{waiver.mutation!r} is waived twice")
+            seen.add(waiver.mutation)
+        return waivers
 
     def markers(self) -> list[str]:
         """The pytest markers of this task, in a stable order."""

@@ -33,10 +33,10 @@ def programmatic_checks(task: Task, evidence: Evidence) -> list[CheckVerdict]:
         *checks.check_expected_actions(contract, trace),
         *checks.check_expected_params(contract, trace),
         *checks.check_action_order(contract, trace),
-        *checks.check_expected_state(contract, evidence.final_state),
+        *checks.check_expected_state(contract, evidence.final_state, trace),
         *checks.check_forbidden_actions(contract, trace),
         *checks.check_forbidden_params(contract, trace),
-        *checks.check_forbidden_state(contract, evidence.final_state),
+        *checks.check_forbidden_state(contract, evidence.final_state, trace),
         *checks.check_protected(contract, evidence.initial_state, evidence.final_state),
     ]
 

@@ -12,7 +12,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_crmbench.core.evidence import ToolCall
-from pytest_crmbench.core.matchers import MISSING, describe, matches, show, values_equal
+from pytest_crmbench.core.matchers import (
+    MISSING,
+    RESULT,
+    describe,
+    matches,
+    operator_of,
+    result_reference,
+    show,
+    values_equal,
+)
 from pytest_crmbench.core.paths import deepest_existing, resolve
 from pytest_crmbench.core.spec import ActionOrder, Contract, ExpectedParams, ForbiddenParams
 from pytest_crmbench.grading.verdict import CheckVerdict, Family
@@ -31,6 +40,28 @@ def _verdict(family: Family, name: str, ok: bool, expected: Any, actual: Any, di
 
 def ok_calls(trace: Sequence[ToolCall]) -> list[ToolCall]:
     return [c for c in trace if c.status == "ok"]
+
+
+def bind_results(constraint: Any, trace: Sequence[ToolCall]) -> Any:
+    """A ``{$result: "<tool>[<n>].<path>"}`` constraint replaced by the value it names in the trace.
+
+    The value is ``path`` in the result of the tool's n-th ``ok`` call. When that call or path does
+    not exist the reference stays unbound, and an unbound reference matches nothing.
+    """
+    found = operator_of(constraint)
+    if found is None or found[0] != RESULT:
+        return constraint
+    reference = result_reference(found[1])
+    if reference is None:
+        return constraint
+    tool, n, path = reference
+    calls = [c for c in trace if c.status == "ok" and c.name == tool]
+    value = resolve(calls[n].result, path) if n < len(calls) else MISSING
+    return constraint if value is MISSING else value
+
+
+def _bound(constraints: Mapping[str, Any], trace: Sequence[ToolCall]) -> dict[str, Any]:
+    return {key: bind_results(constraint, trace) for key, constraint in constraints.items()}
 
 
 def summarize_attempts(trace: Sequence[ToolCall], tool: str) -> str:
@@ -86,10 +117,12 @@ def _check_params(index: int, spec: ExpectedParams, trace: Sequence[ToolCall]) -
             f"no successful call of {spec.tool} ({summarize_attempts(trace, spec.tool)})",
         )
     candidates = calls[:1] if spec.match == "first" else calls
-    misses = [unmet_args(spec.args, c.graded_arguments()) for c in candidates]
+    constraints = _bound(spec.args, trace)
+    misses = [unmet_args(constraints, c.graded_arguments()) for c in candidates]
     if any(not miss for miss in misses):
         return _verdict("param", name, True, expected, None, "")
-    lines = [f"expected {spec.tool} with " + ", ".join(f"{k}={v}" for k, v in expected.items())]
+    shown = {k: _described(spec.args[k], v) for k, v in constraints.items()}
+    lines = [f"expected {spec.tool} with " + ", ".join(f"{k}={v}" for k, v in shown.items())]
     for call, miss in zip(candidates, misses, strict=True):
         got = ", ".join(f"{k}={show(v)}" for k, v in miss.items())
         lines.append(f"  call #{call.index} (turn {call.turn}) differs: {got}")
@@ -110,36 +143,61 @@ def check_action_order(contract: Contract, trace: Sequence[ToolCall]) -> list[Ch
 
 
 def _check_order(index: int, order: ActionOrder, trace: Sequence[ToolCall]) -> CheckVerdict:
-    named = set(order.tools)
-    filtered = [c.name for c in ok_calls(trace) if c.name in named]
-    ok = filtered == order.tools if order.mode == "exact" else is_subsequence(order.tools, filtered)
-    name = f"order[{index}] {' -> '.join(order.tools)} ({order.mode})"
-    diff = f"expected {order.mode} order {order.tools}\n  successful calls of those tools, in order: {filtered}"
-    return _verdict("order", name, ok, order.tools, filtered, diff)
+    named = set(order.names())
+    calls = [c for c in ok_calls(trace) if c.name in named]
+    steps = [(step.tool, _bound(step.args, trace)) for step in order.tools]
+
+    def fits(step: tuple[str, dict[str, Any]], call: ToolCall) -> bool:
+        return call.name == step[0] and not unmet_args(step[1], call.graded_arguments())
+
+    if order.mode == "exact":
+        ok = len(calls) == len(steps) and all(fits(s, c) for s, c in zip(steps, calls, strict=False))
+    else:
+        # Greedy is optimal: taking the earliest call that fits an entry never blocks a later one.
+        position = 0
+        for call in calls:
+            if position < len(steps) and fits(steps[position], call):
+                position += 1
+        ok = position == len(steps)
+    expected = [step.text() for step in order.tools]
+    filtered = [c.name for c in calls]
+    name = f"order[{index}] {' -> '.join(expected)} ({order.mode})"
+    diff = f"expected {order.mode} order {expected}\n  successful calls of those tools, in order: {filtered}"
+    return _verdict("order", name, ok, expected, filtered, diff)
 
 
-def check_expected_state(contract: Contract, final_state: Mapping[str, Any]) -> list[CheckVerdict]:
+def _described(written: Any, bound: Any) -> str:
+    """A constraint for a diff; a bound ``$result`` shows both the reference and its value."""
+    if bound is written:
+        return describe(written)
+    return f"{show(bound)} ({describe(written)})"
+
+
+def check_expected_state(
+    contract: Contract, final_state: Mapping[str, Any], trace: Sequence[ToolCall] = ()
+) -> list[CheckVerdict]:
     verdicts = []
-    for index, (path, constraint) in enumerate(contract.expected_state.items()):
+    for index, (path, written) in enumerate(contract.expected_state.items()):
+        constraint = bind_results(written, trace)
         actual = resolve(final_state, path)
         verdicts.append(
             _verdict(
                 "state",
                 f"state[{index}] {path}",
                 matches(constraint, actual),
-                describe(constraint),
+                _described(written, constraint),
                 _shown(actual),
-                _state_diff(path, constraint, actual, final_state),
+                _state_diff(path, _described(written, constraint), actual, final_state),
             )
         )
     return verdicts
 
 
-def _state_diff(path: str, constraint: Any, actual: Any, state: Mapping[str, Any]) -> str:
+def _state_diff(path: str, expected: str, actual: Any, state: Mapping[str, Any]) -> str:
     if actual is MISSING:
         found = deepest_existing(state, path)
-        return f"{path}: expected {describe(constraint)}, but the path does not exist (exists up to {found or 'the root'!r})"
-    return f"{path}: expected {describe(constraint)}, got {show(actual)}"
+        return f"{path}: expected {expected}, but the path does not exist (exists up to {found or 'the root'!r})"
+    return f"{path}: expected {expected}, got {show(actual)}"
 
 
 def _shown(value: Any) -> Any:
@@ -166,8 +224,9 @@ def check_forbidden_params(contract: Contract, trace: Sequence[ToolCall]) -> lis
 
 
 def _check_forbidden_params(index: int, spec: ForbiddenParams, trace: Sequence[ToolCall]) -> CheckVerdict:
-    hits = [c for c in trace if c.name == spec.tool and not unmet_args(spec.args, c.graded_arguments())]
-    pattern = ", ".join(f"{k}={describe(v)}" for k, v in spec.args.items())
+    constraints = _bound(spec.args, trace)
+    hits = [c for c in trace if c.name == spec.tool and not unmet_args(constraints, c.graded_arguments())]
+    pattern = ", ".join(f"{k}={_described(spec.args[k], v)}" for k, v in constraints.items())
     shown = "\n".join(f"  #{c.index} turn {c.turn} {c.status} {show(c.arguments)}" for c in hits)
     diff = f"no attempt of {spec.tool} may match {pattern}; matching attempts:\n{shown}"
     return _verdict(
@@ -180,18 +239,22 @@ def _check_forbidden_params(index: int, spec: ForbiddenParams, trace: Sequence[T
     )
 
 
-def check_forbidden_state(contract: Contract, final_state: Mapping[str, Any]) -> list[CheckVerdict]:
+def check_forbidden_state(
+    contract: Contract, final_state: Mapping[str, Any], trace: Sequence[ToolCall] = ()
+) -> list[CheckVerdict]:
     verdicts = []
-    for index, (path, constraint) in enumerate(contract.forbidden.state.items()):
+    for index, (path, written) in enumerate(contract.forbidden.state.items()):
+        constraint = bind_results(written, trace)
         actual = resolve(final_state, path)
         holds = matches(constraint, actual)
-        diff = f"{path}: must not be {describe(constraint)}, but it is {show(actual)}"
+        described = _described(written, constraint)
+        diff = f"{path}: must not be {described}, but it is {show(actual)}"
         verdicts.append(
             _verdict(
                 "forbidden",
                 f"forbidden.state[{index}] {path}",
                 not holds,
-                f"not {describe(constraint)}",
+                f"not {described}",
                 _shown(actual),
                 diff,
             )

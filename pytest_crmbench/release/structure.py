@@ -16,9 +16,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.loader import TaskRecord
-from pytest_crmbench.core.matchers import MISSING, operator_of
+from pytest_crmbench.core.matchers import MISSING, RESULT, operator_of, result_reference
 from pytest_crmbench.core.paths import deepest_existing, resolve
-from pytest_crmbench.core.spec import Task, gold_reference
+from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
 from pytest_crmbench.env.environment import ToolEnvironment, deep_merge
 from pytest_crmbench.reference.graph import CapabilityGraph
 from pytest_crmbench.release.taskset import problem
@@ -38,14 +38,46 @@ def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
     for i, params in enumerate(contract.expected_params):
         yield ("contract", "expected_params", i, "tool"), params.tool
     for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.tools):
+        for j, tool in enumerate(order.names()):
             yield ("contract", "action_order", i, "tools", j), tool
     for i, tool in enumerate(contract.forbidden.actions):
         yield ("contract", "forbidden", "actions", i), tool
     for i, forbidden in enumerate(contract.forbidden.params):
         yield ("contract", "forbidden", "params", i, "tool"), forbidden.tool
-    for i, step in enumerate(task.gold.path):
-        yield ("gold", "path", i, "tool"), step.tool
+    for loc, path in task_paths(task):
+        for i, step in enumerate(path):
+            yield (*loc, i, "tool"), step.tool
+    yield from _referenced_tools(task)
+
+
+def _referenced_tools(task: Task) -> Iterator[tuple[Loc, str]]:
+    """Tools whose results a ``$result`` constraint quotes."""
+    contract = task.contract
+    places: list[tuple[Loc, Mapping[str, Any]]] = [
+        *((("contract", "expected_params", i, "args"), p.args) for i, p in enumerate(contract.expected_params)),
+        *(
+            (("contract", "action_order", i, "tools", j, "args"), step.args)
+            for i, order in enumerate(contract.action_order)
+            for j, step in enumerate(order.tools)
+        ),
+        *((("contract", "forbidden", "params", i, "args"), p.args) for i, p in enumerate(contract.forbidden.params)),
+        (("contract", "expected_state"), contract.expected_state),
+        (("contract", "forbidden", "state"), contract.forbidden.state),
+    ]
+    for loc, constraints in places:
+        for key, constraint in constraints.items():
+            found = operator_of(constraint)
+            reference = result_reference(found[1]) if found and found[0] == RESULT else None
+            if reference is not None:
+                yield (*loc, key), reference[0]
+
+
+def task_paths(task: Task) -> Iterator[tuple[Loc, list[GoldCall]]]:
+    """Every path a task writes: the gold path, then its alternatives and counterexamples."""
+    yield ("gold", "path"), task.gold.path
+    for kind in ("alternatives", "counterexamples"):
+        for i, trajectory in enumerate(getattr(task, kind)):
+            yield (kind, i, "path"), trajectory.path
 
 
 def check_record(
@@ -128,8 +160,14 @@ def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> 
     for i, forbidden in enumerate(task.contract.forbidden.params):
         loc = ("contract", "forbidden", "params", i, "args")
         yield from _argument_problems(record, loc, forbidden.tool, forbidden.args, environment, gold=False)
-    for i, step in enumerate(task.gold.path):
-        yield from _argument_problems(record, ("gold", "path", i, "args"), step.tool, step.args, environment, gold=True)
+    for i, order in enumerate(task.contract.action_order):
+        for j, entry in enumerate(order.tools):
+            loc = ("contract", "action_order", i, "tools", j, "args")
+            yield from _argument_problems(record, loc, entry.tool, entry.args, environment, gold=False)
+    for path_loc, path in task_paths(task):
+        for i, step in enumerate(path):
+            loc = (*path_loc, i, "args")
+            yield from _argument_problems(record, loc, step.tool, step.args, environment, gold=True)
 
 
 # -- state paths -------------------------------------------------------------------------------
@@ -186,7 +224,7 @@ def _consistency(record: TaskRecord) -> Iterator[SpecError]:
         if tool in expected:
             yield problem(record, ("contract", "forbidden", "actions", i), f"{tool} is both expected and forbidden")
     for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.tools):
+        for j, tool in enumerate(order.names()):
             if tool not in contract.required_counts():
                 yield problem(
                     record,

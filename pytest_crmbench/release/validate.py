@@ -2,8 +2,9 @@
 
 Structural validation of the whole task set (schema, unique ids, tools, typed arguments, state
 paths, contract consistency, graph exposure, manifest invariants) and, with ``--gold``, the gold
-replay from a fresh world plus the null-agent and information-sufficiency audits. Every problem
-is collected; the caller prints them together and exits non-zero if there is any.
+replay from a fresh world plus the null-agent, information-sufficiency and contract mutation
+audits. Every problem is collected; the caller prints them together and exits non-zero if there
+is any.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
+from pytest_crmbench.release.mutation.suite import MutationRun
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.sufficiency import information_problems
@@ -30,6 +32,9 @@ class ValidationReport:
     tasks: int = 0
     gold: bool = False
     problems: list[SpecError] = field(default_factory=list)
+    survivors: list[SpecError] = field(default_factory=list)
+    """Surviving mutants of the contract mutation audit: shown, gated through the domain's score."""
+    mutation_summary: list[str] = field(default_factory=list)
     lock_written: Path | None = None
     seconds: float = 0.0
 
@@ -38,13 +43,18 @@ class ValidationReport:
         return not self.problems
 
     def lines(self) -> list[str]:
-        """One line per problem, then a summary."""
-        scope = "structure, gold replay, null-agent and information-sufficiency audits" if self.gold else "structure"
+        """Surviving mutants, one line per problem, then the summaries."""
+        scope = (
+            "structure, gold replay, null-agent, information-sufficiency and contract mutation audits"
+            if self.gold
+            else "structure"
+        )
         summary = (
             f"crmbench validate: {self.tasks} task(s), {len(self.problems)} problem(s) ({scope}) in {self.seconds:.2f}s"
         )
         written = [f"wrote {shown(self.lock_written)}"] if self.lock_written else []
-        return [p.render() for p in self.problems] + written + [summary]
+        survivors = [s.render() for s in self.survivors]
+        return survivors + [p.render() for p in self.problems] + written + self.mutation_summary + [summary]
 
 
 def validate(
@@ -57,8 +67,13 @@ def validate(
     report = ValidationReport(tasks=len(task_set.records), gold=gold, problems=list(task_set.problems))
     manifest = _manifest(tasks_dir, report)
     report.problems.extend(_graph_problems(task_set))
+    mutations = MutationRun(task_set, manifest)
     for record in task_set.records:
-        report.problems.extend(_record_problems(record, task_set, manifest, gold=gold))
+        report.problems.extend(_record_problems(record, task_set, manifest, mutations if gold else None))
+    if gold:
+        report.problems.extend(mutations.gate())
+        report.survivors = mutations.audit.survivors()
+        report.mutation_summary = mutations.audit.summary_lines()
     if manifest is not None:
         report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)
@@ -86,15 +101,19 @@ def _graph_problems(task_set: TaskSet) -> Iterator[SpecError]:
 
 
 def _record_problems(
-    record: TaskRecord, task_set: TaskSet, manifest: Manifest | None, *, gold: bool
+    record: TaskRecord, task_set: TaskSet, manifest: Manifest | None, mutations: MutationRun | None
 ) -> list[SpecError]:
+    """Structural problems; with ``mutations`` (``--gold``) also the replay audits, and a task
+    whose gold path passes its own contract is handed to the contract mutation audit."""
     environment: type[ToolEnvironment] | None = task_set.environments.get(record.task.domain)
     if environment is None:
         return [problem(record, ("domain",), f"no environment for domain {record.task.domain!r}")]
     found = check_record(record, environment, task_set.graphs.get(record.task.domain))
-    if found or not gold:
+    if found or mutations is None:
         return found  # a structurally broken task would only fail its replay for the same reason
     evidence, replay = gold_problems(record, environment)
+    if not replay:
+        mutations.add(record, environment, evidence)  # mutants of a broken gold path prove nothing
     free_text = set(manifest.free_text_arguments.get(record.task.domain, [])) if manifest else set()
     return [
         *replay,

@@ -925,7 +925,7 @@ def test_agent_graph_exposes_every_tool_the_tasks_name() -> None:
     for record in load_task_file(TASKS):
         contract = record.task.contract
         named = {a.tool for a in contract.expected_actions} | {p.tool for p in contract.expected_params}
-        named |= {t for order in contract.action_order for t in order.tools} | set(contract.forbidden.actions)
+        named |= {t for order in contract.action_order for t in order.names()} | set(contract.forbidden.actions)
         named |= {p.tool for p in contract.forbidden.params} | {g.tool for g in record.task.gold.path}
         assert named <= placed, (record.task.id, named - placed)
 

@@ -103,6 +103,93 @@ class TestActionOrder:
         (verdict,) = checks.check_action_order(c, trace(("a", {}, "ok"), ("a", {}, "ok"), ("b", {}, "ok")))
         assert verdict.status == "failed" and verdict.actual == ["a", "a", "b"]
 
+    def test_entries_with_arguments_pair_each_write_with_its_own_read(self) -> None:
+        c = contract(
+            action_order=[
+                {"tools": [{"tool": "v", "args": {"to": "B"}}, {"tool": "e", "args": {"to": "B"}}]},
+                {"tools": [{"tool": "v", "args": {"to": "C"}}, {"tool": "e", "args": {"to": "C"}}]},
+            ]
+        )
+        one_at_a_time = trace(
+            ("v", {"to": "B"}, "ok"), ("e", {"to": "B"}, "ok"), ("v", {"to": "C"}, "ok"), ("e", {"to": "C"}, "ok")
+        )
+        both_first = trace(
+            ("v", {"to": "B"}, "ok"), ("v", {"to": "C"}, "ok"), ("e", {"to": "B"}, "ok"), ("e", {"to": "C"}, "ok")
+        )
+        assert statuses(checks.check_action_order(c, one_at_a_time)) == ["passed", "passed"]
+        assert statuses(checks.check_action_order(c, both_first)) == ["passed", "passed"]
+        # B is executed before its own validation; the validation of C does not count for it.
+        unvalidated = trace(
+            ("v", {"to": "C"}, "ok"), ("e", {"to": "B"}, "ok"), ("v", {"to": "B"}, "ok"), ("e", {"to": "C"}, "ok")
+        )
+        verdicts = checks.check_action_order(c, unvalidated)
+        assert statuses(verdicts) == ["failed", "passed"]
+        assert verdicts[0].name == "order[0] v(to=B) -> e(to=B) (subsequence)"
+
+    def test_exact_entries_with_arguments_match_one_for_one(self) -> None:
+        c = contract(action_order={"tools": ["a", {"tool": "b", "args": {"n": 2}}], "mode": "exact"})
+        assert statuses(checks.check_action_order(c, trace(("a", {}, "ok"), ("b", {"n": 2}, "ok")))) == ["passed"]
+        assert statuses(checks.check_action_order(c, trace(("a", {}, "ok"), ("b", {"n": 3}, "ok")))) == ["failed"]
+
+
+class TestResultReferences:
+    """``{$result: "<tool>[<n>].<path>"}``: a value an earlier call returned (generated ids)."""
+
+    @staticmethod
+    def paid(*ids: str) -> list[ToolCall]:
+        calls = [
+            ToolCall(index=i, turn=0, node=None, name="pay", arguments={}, status="ok", result={"id": t})
+            for i, t in enumerate(ids)
+        ]
+        return calls
+
+    def receipts(self, *ids: str) -> list[ToolCall]:
+        paid = self.paid("TXN-A", "TXN-B")
+        return [
+            *paid,
+            *(
+                ToolCall(index=len(paid) + i, turn=0, node=None, name="receipt", arguments={"id": t}, status="ok")
+                for i, t in enumerate(ids)
+            ),
+        ]
+
+    def test_binds_the_first_call_by_default_and_the_nth_on_request(self) -> None:
+        first = contract(expected_params=[{"tool": "receipt", "args": {"id": {"$result": "pay.id"}}}])
+        second = contract(expected_params=[{"tool": "receipt", "args": {"id": {"$result": "pay[1].id"}}}])
+        assert statuses(checks.check_expected_params(first, self.receipts("TXN-A"))) == ["passed"]
+        assert statuses(checks.check_expected_params(second, self.receipts("TXN-A"))) == ["failed"]
+        assert statuses(checks.check_expected_params(second, self.receipts("TXN-B"))) == ["passed"]
+
+    def test_a_receipt_for_another_payment_fails_and_the_diff_shows_the_bound_value(self) -> None:
+        c = contract(expected_params=[{"tool": "receipt", "args": {"id": {"$result": "pay.id"}}}])
+        (verdict,) = checks.check_expected_params(c, self.receipts("TXN-OLD"))
+        assert verdict.status == "failed"
+        assert "id='TXN-A' (result 'pay.id')" in verdict.diff
+
+    def test_unbound_reference_fails_closed(self) -> None:
+        c = contract(expected_params=[{"tool": "receipt", "args": {"id": {"$result": "pay[5].id"}}}])
+        assert statuses(checks.check_expected_params(c, self.receipts("TXN-A"))) == ["failed"]
+        rejected = [ToolCall(index=0, turn=0, node=None, name="pay", arguments={}, status="rejected", result=None)]
+        assert checks.bind_results({"$result": "pay.id"}, rejected) == {"$result": "pay.id"}
+
+    def test_state_and_forbidden_checks_bind_too(self) -> None:
+        t = self.paid("PM-NEW")
+        expected = contract(expected_state={"accounts.A.default": {"$result": "pay.id"}})
+        assert statuses(checks.check_expected_state(expected, {"accounts": {"A": {"default": "PM-NEW"}}}, t)) == [
+            "passed"
+        ]
+        assert statuses(checks.check_expected_state(expected, {"accounts": {"A": {"default": "PM-OLD"}}}, t)) == [
+            "failed"
+        ]
+        forbidden = contract(forbidden={"params": [{"tool": "refund", "args": {"id": {"$result": "pay.id"}}}]})
+        refund = ToolCall(index=1, turn=0, node=None, name="refund", arguments={"id": "PM-NEW"}, status="rejected")
+        assert statuses(checks.check_forbidden_params(forbidden, [*t, refund])) == ["failed"]
+        assert statuses(
+            checks.check_forbidden_state(
+                contract(forbidden={"state": {"x": {"$result": "pay.id"}}}), {"x": "PM-NEW"}, t
+            )
+        ) == ["failed"]
+
 
 class TestExpectedState:
     STATE: ClassVar[dict[str, Any]] = {"accounts": {"A": {"balance": "130.00", "tags": ["vip"]}}, "log": []}

@@ -45,7 +45,7 @@ def test_verbose_lists_every_check_by_name(mini_project: CrmProject) -> None:
             "*::mini_transfer_retry_01 SUBPASSED[[]action[[]1] execute_transfer x1]*",
             "*::mini_transfer_retry_01 SUBPASSED[[]param[[]0] validate_transfer (first)]*",
             "*::mini_transfer_retry_01 SUBPASSED[[]param[[]1] execute_transfer (any)]*",
-            "*::mini_transfer_retry_01 SUBPASSED[[]order[[]0] validate_transfer -> execute_transfer (subsequence)]*",
+            "*::mini_transfer_retry_01 SUBPASSED[[]order[[]0] validate_transfer(amount=50) -> execute_transfer(amount=50) (subsequence)]*",
             "*::mini_transfer_retry_01 SUBPASSED[[]state[[]0] accounts.ACC-1.balance]*",
             "*::mini_transfer_retry_01 SUBPASSED[[]state[[]1] accounts.ACC-2.balance]*",
             "*::mini_transfer_retry_01 SUBPASSED[[]state[[]2] transfers]*",

@@ -158,7 +158,8 @@ def test_case_b_duplicate_checkout_is_a_state_failure(payments: CrmProject, serv
 
 def test_case_c_repeated_rejections_end_at_the_turn_limit(payments: CrmProject, server: FakeLLM) -> None:
     result = run(payments, server, CASE_C_ID, "--crm-max-turns=4")
-    result.assert_outcomes(failed=3, deselected=72)  # the item; the balance was never read (2 subtests)
+    # The item; the balance was never read (2 subtests) and the identity never verified (1 subtest).
+    result.assert_outcomes(failed=4, deselected=72)
     data = record(payments, CASE_C_ID)
     assert data["evidence"]["termination"]["reason"] == "max_turns"
     assert (data["verdict"]["outcome"], data["verdict"]["primary_label"]) == ("failure", "execution")
@@ -311,7 +312,7 @@ def test_concurrency_plays_episodes_ahead_with_the_same_results(payments: CrmPro
     selected = f"{CASE_A_ID} or {CASE_B_ID} or {CASE_C_ID}"
     server.latency_s = 0.05  # long enough for the three episodes' calls to overlap
     result = run(payments, server, selected, "--crm-concurrency=3", "--crm-max-turns=4")
-    result.assert_outcomes(passed=1, failed=6, deselected=70)  # B and C with two failed subtests each
+    result.assert_outcomes(passed=1, failed=7, deselected=70)  # B with two failed subtests, C with three
     assert server.max_in_flight >= 2
     outcomes = {task: record(payments, task)["verdict"]["outcome"] for task in (CASE_A_ID, CASE_B_ID, CASE_C_ID)}
     assert outcomes == {CASE_A_ID: "success", CASE_B_ID: "failure", CASE_C_ID: "failure"}

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_crmbench.cli.main import main
-from pytest_crmbench.release.inventory import build_inventory
+from pytest_crmbench.release.inventory import README_BEGIN, README_END, build_inventory, readme_figures_text
 from tests.release.conftest import AGENTS, MakeTasks
 
 # Hand count of tests/data/tasks/mini.yaml (6 tasks):
@@ -117,3 +117,31 @@ def test_inventory_reports_without_gating_on_a_broken_set(make_tasks: MakeTasks)
     inventory = build_inventory(tasks, AGENTS)
     assert inventory["figures"]["tasks"] == 1
     assert any("duplicate task id" in problem for problem in inventory["problems"])
+
+
+def test_a_domain_readme_block_is_generated_from_the_tasks(
+    make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["inventory", "--tasks", str(make_tasks(mini=True)), "--agents", str(AGENTS), "--readme", "mini"]) == 0
+    block = capsys.readouterr().out.splitlines()
+    assert block[0] == README_BEGIN.format(domain="mini") and block[-1] == README_END
+    # Hand count of tests/data/tasks/mini.yaml (see the figures above); the fixture targets name 10 tasks.
+    assert block[1] == "6 tasks: 4 easy, 1 medium, 1 hard. 4 tasks have one capability tag, 2 two."
+    assert "| balance | 2 | 0 | 0 | 2 | 3 |" in block
+    assert "| action order | 2 | 0 / 1 / 1 | 33 % |  |" in block
+    assert (
+        "| any negative assertion | 5 | 3 / 1 / 1 | 83 % |  |" in block
+    )  # balance_only, frozen, refusal / retry / checkout
+    assert "| pure refusals (negative checks + reply only) | 1 | | | |" in block
+
+
+def test_the_payments_readme_figures_are_the_generated_ones() -> None:
+    root = Path(__file__).parents[2]
+    readme = (root / "envs" / "payments" / "README.md").read_text(encoding="utf-8")
+    generated = readme_figures_text(root / "tasks", root / "agents", "payments")
+    begin = README_BEGIN.format(domain="payments")
+    assert begin in readme, "the payments README lost its generated figures block"
+    written = readme[readme.index(begin) : readme.index(README_END) + len(README_END)]
+    assert written == generated, (
+        "stale figures: paste `crmbench inventory --readme payments` into envs/payments/README.md"
+    )

@@ -96,7 +96,7 @@ def test_lock_hash_is_the_overall_hash_of_the_committed_lock(locked: Path, tmp_p
     assert lock is not None and lock_hash(locked) == lock["hash"]
     assert str(lock["hash"]).startswith("sha256:")
     assert lock["version"] == "0.0.1"
-    assert sorted(lock["environments"]["mini"]) == ["environment.py"]
+    assert sorted(lock["environments"]["mini"]) == ["environment.py", "mutations.py"]
     assert lock_hash(tmp_path) is None
 
 

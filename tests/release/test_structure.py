@@ -73,6 +73,24 @@ def test_a_sound_task_has_no_problem(tmp_path: Path, mini_env_class: type[ToolEn
             "('accounts' has no 'ACC-9')",
         ),
         (
+            {
+                "expected_actions": ["validate_transfer", "execute_transfer"],
+                "action_order": {
+                    "tools": [{"tool": "validate_transfer", "args": {"amount": "fifty"}}, "execute_transfer"]
+                },
+            },
+            "contract.action_order[0].tools[0].args.amount: 'fifty' is not a valid validate_transfer.amount",
+        ),
+        (
+            {
+                "expected_actions": ["execute_transfer"],
+                "expected_params": [
+                    {"tool": "execute_transfer", "args": {"to_account": {"$result": "open_account.id"}}}
+                ],
+            },
+            "contract.expected_params[0].args.to_account: unknown tool 'open_account' in domain 'mini'",
+        ),
+        (
             {"expected_actions": ["execute_transfer"], "expected_state": {"ledger.0": 1}},
             "contract.expected_state.ledger.0: state path 'ledger.0' does not exist in the reset state (no root 'ledger')",
         ),
@@ -117,4 +135,18 @@ def test_gold_arguments(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -
     assert found == [
         "gold.path[1].args: award_points needs argument(s) amount",
         "gold.path[2].args.text: 5 is not a valid log_note.text: Input should be a valid string",
+    ]
+
+
+def test_hand_written_paths_are_checked_like_the_gold_path(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    alternatives = [{"reason": "r", "path": [{"tool": "get_balanse", "args": {"account_id": "ACC-1"}}]}]
+    counterexamples = [
+        {"reason": "r", "path": [{"tool": "execute_transfer", "args": {"from_account": "ACC-1", "amount": "x"}}]}
+    ]
+    assert problems(tmp_path, mini_env_class, alternatives=alternatives, counterexamples=counterexamples) == [
+        "alternatives[0].path[0].tool: unknown tool 'get_balanse' in domain 'mini'",
+        "counterexamples[0].path[0].args.amount: 'x' is not a valid execute_transfer.amount: Input should be a valid decimal",
+        "counterexamples[0].path[0].args: execute_transfer needs argument(s) to_account",
     ]

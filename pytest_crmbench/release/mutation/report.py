@@ -1,0 +1,206 @@
+"""The mutation audit's figures per task and per domain, its gate and its JSON evidence.
+
+Mutation score = killed / (generated wrong paths - equivalent - waived). The release gate:
+every domain scores at least :data:`THRESHOLD`, no right path fails, every hand-written
+alternative and counterexample behaves as declared, every waiver matches a mutant it waives.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.release.mutation.run import TaskAudit
+
+THRESHOLD = 0.90
+"""Minimum share of (non-equivalent, non-waived) wrong-path mutants a domain's contracts must kill."""
+
+
+def wrong_counts(audits: Iterable[TaskAudit]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for audit in audits:
+        for result in audit.results:
+            if result.mutant.kind == "wrong":
+                counts[result.outcome] += 1
+    return {
+        "generated": counts["killed"] + counts["survived"],
+        "killed": counts["killed"],
+        "survived": counts["survived"],
+        "equivalent": counts["equivalent"],
+        "waived": counts["waived"],
+    }
+
+
+def right_counts(audits: Iterable[TaskAudit]) -> dict[str, int]:
+    counts: Counter[str] = Counter()
+    for audit in audits:
+        for result in audit.results:
+            if result.mutant.kind == "right":
+                counts[result.outcome] += 1
+    return {
+        "generated": counts["spared"] + counts["false_failure"],
+        "spared": counts["spared"],
+        "false_failures": counts["false_failure"],
+        "waived": counts["waived"],
+    }
+
+
+def trajectory_counts(audits: Iterable[TaskAudit]) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {
+        kind: {"declared": 0, "as_declared": 0} for kind in ("alternatives", "counterexamples")
+    }
+    for audit in audits:
+        for trajectory in audit.trajectories:
+            counts[trajectory.kind]["declared"] += 1
+            counts[trajectory.kind]["as_declared"] += int(trajectory.as_declared)
+    return counts
+
+
+def score(wrong: Mapping[str, int]) -> float | None:
+    """Killed / generated; None when a task set generates no wrong path (nothing to score)."""
+    return wrong["killed"] / wrong["generated"] if wrong["generated"] else None
+
+
+def operator_counts(audits: Iterable[TaskAudit]) -> dict[str, dict[str, int]]:
+    table: dict[str, Counter[str]] = {}
+    for audit in audits:
+        for result in audit.results:
+            table.setdefault(result.mutant.operator, Counter())[result.outcome] += 1
+    return {operator: dict(sorted(counts.items())) for operator, counts in sorted(table.items())}
+
+
+@dataclass
+class MutationAudit:
+    """Every task's audit, grouped by domain, with problems that are not any one task's."""
+
+    tasks: list[TaskAudit] = field(default_factory=list)
+    problems: list[SpecError] = field(default_factory=list)
+    """Domain-level problems: unloadable hints, a domain below the threshold."""
+    threshold: float = THRESHOLD
+
+    def domains(self) -> dict[str, list[TaskAudit]]:
+        grouped: dict[str, list[TaskAudit]] = {}
+        for audit in self.tasks:
+            grouped.setdefault(audit.record.task.domain, []).append(audit)
+        return dict(sorted(grouped.items()))
+
+    def gate(self, tasks_file: Mapping[str, str]) -> list[SpecError]:
+        """Every problem that fails the release: per task, then each domain below the threshold."""
+        found = [*self.problems, *(p for audit in self.tasks for p in audit.problems)]
+        for domain, audits in self.domains().items():
+            value = score(wrong_counts(audits))
+            if value is not None and value < self.threshold:
+                counts = wrong_counts(audits)
+                found.append(
+                    SpecError(
+                        f"domain {domain!r}: mutation score {value:.3f} is below {self.threshold:.2f} "
+                        f"({counts['killed']} of {counts['generated']} wrong paths killed; the survivors are listed above)",
+                        file=tasks_file.get(domain),
+                    )
+                )
+        return found
+
+    def survivors(self) -> list[SpecError]:
+        return [s for audit in self.tasks for s in audit.survivors]
+
+    def summary_lines(self) -> list[str]:
+        """One line per domain: the figures the gate reads."""
+        lines = []
+        for domain, audits in self.domains().items():
+            wrong, right, paths = wrong_counts(audits), right_counts(audits), trajectory_counts(audits)
+            value = score(wrong)
+            shown = "n/a" if value is None else f"{value:.3f}"
+            declared = paths["alternatives"]["declared"] + paths["counterexamples"]["declared"]
+            as_declared = paths["alternatives"]["as_declared"] + paths["counterexamples"]["as_declared"]
+            lines.append(
+                f"mutation audit {domain}: {wrong['killed']}/{wrong['generated']} wrong paths killed "
+                f"(score {shown}, gate {self.threshold:.2f}), {right['spared']}/{right['generated']} right paths spared, "
+                f"{wrong['equivalent']} equivalent skipped, {wrong['waived']} survivor(s) and "
+                f"{right['waived']} right path(s) waived, "
+                f"{as_declared}/{declared} hand-written paths as declared"
+            )
+        return lines
+
+    def task_lines(self) -> list[str]:
+        """One line per task: location, id and its figures."""
+        lines = []
+        for audit in self.tasks:
+            wrong, right = wrong_counts([audit]), right_counts([audit])
+            value = score(wrong)
+            shown = "  n/a" if value is None else f"{value:5.3f}"
+            lines.append(
+                f"{audit.record.location}: {audit.record.task.id}: killed {wrong['killed']}/{wrong['generated']} "
+                f"({shown}), spared {right['spared']}/{right['generated']}, "
+                f"equivalent {wrong['equivalent']}, waived {wrong['waived'] + right['waived']}"
+            )
+        return lines
+
+    def as_json(
+        self,
+        *,
+        problems: Iterable[SpecError],
+        not_audited: Iterable[SpecError] = (),
+        source_revision: str | None,
+        input_hashes: Mapping[str, str],
+    ) -> dict[str, Any]:
+        domains = {}
+        for domain, audits in self.domains().items():
+            wrong = wrong_counts(audits)
+            value = score(wrong)
+            domains[domain] = {
+                "tasks": len(audits),
+                "score": value,
+                "passes_gate": (value is None or value >= self.threshold) and not any(a.problems for a in audits),
+                "wrong_paths": wrong,
+                "right_paths": right_counts(audits),
+                "hand_written": trajectory_counts(audits),
+                "operators": operator_counts(audits),
+            }
+        return {
+            "audit": "contract_mutation",
+            "threshold": self.threshold,
+            "source_revision": source_revision,
+            "input_hashes": dict(input_hashes),
+            "domains": domains,
+            "tasks": [_task_json(audit) for audit in self.tasks],
+            "survivors": [s.render() for s in self.survivors()],
+            "problems": [p.render() for p in problems],
+            "not_audited": [p.render() for p in not_audited],
+        }
+
+
+def _task_json(audit: TaskAudit) -> dict[str, Any]:
+    wrong = wrong_counts([audit])
+    return {
+        "task_id": audit.record.task.id,
+        "domain": audit.record.task.domain,
+        "location": audit.record.location,
+        "score": score(wrong),
+        "wrong_paths": wrong,
+        "right_paths": right_counts([audit]),
+        "mutants": [
+            {
+                "id": r.mutant.id,
+                "operator": r.mutant.operator,
+                "kind": r.mutant.kind,
+                "outcome": r.outcome,
+                "description": r.mutant.description,
+                "failed_checks": list(r.failed_checks),
+                **({"waiver": r.waiver} if r.waiver else {}),
+            }
+            for r in audit.results
+        ],
+        "hand_written": [
+            {
+                "kind": t.kind,
+                "index": t.index,
+                "reason": t.reason,
+                "as_declared": t.as_declared,
+                "failed_checks": list(t.failed_checks),
+            }
+            for t in audit.trajectories
+        ],
+    }

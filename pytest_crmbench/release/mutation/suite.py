@@ -1,0 +1,139 @@
+"""The mutation audit over a whole task set: hints per domain, then every task with a clean gold replay."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_crmbench.core.display import shown
+from pytest_crmbench.core.errors import SpecError, SpecErrors
+from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.hashing import file_hash
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.release.audit import source_revision
+from pytest_crmbench.release.manifest import Manifest, load_manifest
+from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints
+from pytest_crmbench.release.mutation.report import MutationAudit
+from pytest_crmbench.release.mutation.run import audit_task
+from pytest_crmbench.release.replay import gold_problems
+from pytest_crmbench.release.structure import check_record
+from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
+
+
+def free_text_of(manifest: Manifest | None, domain: str) -> dict[str, frozenset[str]]:
+    """Tool -> the arguments the manifest declares free text for a domain."""
+    found: dict[str, set[str]] = {}
+    for entry in manifest.free_text_arguments.get(domain, []) if manifest else []:
+        tool, _, argument = entry.partition(".")
+        found.setdefault(tool, set()).add(argument)
+    return {tool: frozenset(arguments) for tool, arguments in found.items()}
+
+
+@dataclass
+class MutationRun:
+    """Hints loaded once per domain; tasks audited one by one as their gold replay comes in."""
+
+    task_set: TaskSet
+    manifest: Manifest | None
+    audit: MutationAudit = field(default_factory=MutationAudit)
+    hints: dict[str, LoadedHints] = field(default_factory=dict)
+
+    def add(self, record: TaskRecord, environment: type[ToolEnvironment], gold: Evidence) -> None:
+        """Audit one task whose gold replay passed its own contract."""
+        domain = record.task.domain
+        if domain not in self.hints:
+            self.hints[domain] = load_hints(environment)
+            self.audit.problems.extend(self.hints[domain].problems)
+        loaded = self.hints[domain]
+        if loaded.problems:
+            return  # hints the domain got wrong would make every verdict meaningless
+        free_text = free_text_of(self.manifest, domain)
+        try:
+            self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold, free_text))
+        except Exception as exc:  # a bug in the domain's hints: report it where it happened, go on
+            where = f"{loaded.source.name} " if loaded.source else ""
+            message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"
+            self.audit.problems.append(problem(record, ("gold",), message))
+
+    def gate(self) -> list[SpecError]:
+        files = {r.task.domain: r.shown_path or str(r.path) for r in reversed(self.task_set.records)}
+        return self.audit.gate(files)
+
+    def input_hashes(self) -> dict[str, str]:
+        inputs = [*self.task_set.files, *(h.source for h in self.hints.values() if h.source is not None)]
+        return {shown(path): file_hash(path) for path in sorted(inputs)}
+
+
+@dataclass
+class MutationAuditResult:
+    """What ``crmbench audit --mutations`` prints and where it wrote the JSON evidence."""
+
+    run: MutationRun
+    skipped: list[SpecError]
+    problems: list[SpecError]
+    out: Path | None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems and not self.skipped
+
+    def lines(self, *, verbose: bool = False) -> list[str]:
+        audit = self.run.audit
+        lines = [*(audit.task_lines() if verbose else [])]
+        lines += [s.render() for s in audit.survivors()]
+        lines += [p.render() for p in [*self.skipped, *self.problems]]
+        lines += audit.summary_lines()
+        lines.append(
+            f"crmbench audit --mutations: {len(audit.tasks)} task(s) audited, {len(self.skipped)} not audited, "
+            f"{len(self.problems)} problem(s); " + (f"wrote {shown(self.out)}" if self.out else "nothing written")
+        )
+        return lines
+
+
+def run_mutation_audit(tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: Path) -> MutationAuditResult:
+    """Audit the task set and write the JSON evidence (not when the task set does not load)."""
+    run, skipped = audit_task_set(tasks_dir, envs_dir, agents_dir)
+    problems = run.gate()
+    if run.task_set.problems or not run.task_set.records:
+        return MutationAuditResult(run, skipped, problems, None)
+    write_report(run, out, skipped)
+    return MutationAuditResult(run, skipped, problems, out)
+
+
+def audit_task_set(tasks_dir: Path, envs_dir: Path, agents_dir: Path) -> tuple[MutationRun, list[SpecError]]:
+    """Audit every task that is structurally sound and whose gold path passes its contract.
+
+    The second value lists why tasks were left out (run ``crmbench validate --gold`` for detail).
+    """
+    task_set = load_task_set(tasks_dir, envs_dir, agents_dir)
+    try:
+        manifest: Manifest | None = load_manifest(tasks_dir)
+    except SpecErrors:
+        manifest = None  # validate reports a broken manifest; without it no argument is free text
+    run = MutationRun(task_set, manifest)
+    skipped = list(task_set.problems)
+    for record in task_set.records:
+        environment = task_set.environments.get(record.task.domain)
+        if environment is None:
+            skipped.append(problem(record, ("domain",), f"no environment for domain {record.task.domain!r}"))
+            continue
+        found = check_record(record, environment, task_set.graphs.get(record.task.domain))
+        evidence, replay = (None, []) if found else gold_problems(record, environment)
+        if found or replay or evidence is None:
+            skipped.append(problem(record, ("gold",), "not audited: run `crmbench validate --gold` for its problems"))
+            continue
+        run.add(record, environment, evidence)
+    return run, skipped
+
+
+def write_report(run: MutationRun, out: Path, not_audited: list[SpecError]) -> None:
+    report = run.audit.as_json(
+        problems=run.gate(),
+        not_audited=not_audited,
+        source_revision=source_revision(run.task_set.tasks_dir),
+        input_hashes=run.input_hashes(),
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,176 @@
+"""The mutation audit as a release gate: ``crmbench validate --gold`` and ``crmbench audit --mutations``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.cli.main import main
+from pytest_crmbench.release.mutation.report import THRESHOLD
+from pytest_crmbench.release.mutation.suite import run_mutation_audit
+from tests.release.conftest import MakeTasks, content_args, run_validate
+
+REPO = Path(__file__).parents[3]
+
+
+def audit(tasks: Path, out: Path) -> int:
+    return main(
+        [
+            "audit",
+            "--mutations",
+            *content_args(tasks),
+            "--out",
+            str(out.parent / "exposure.json"),
+            "--mutations-out",
+            str(out),
+        ]
+    )
+
+
+def test_the_mini_task_set_passes_the_gate(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_validate(make_tasks(mini=True), "--gold", "--write-lock") == 0
+    out = capsys.readouterr().out
+    assert "mutation audit mini: 24/24 wrong paths killed (score 1.000, gate 0.90), 6/6 right paths spared" in out
+
+
+def test_an_under_specified_task_lets_its_mutants_survive_and_fails_the_gate(
+    make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_validate(make_tasks("audit_under_specified.yaml"), "--gold", "--write-lock") == 1
+    out = capsys.readouterr().out
+    for mutant, what in [
+        ("change:1:execute_transfer.amount=49.99", "execute_transfer.amount = 49.99 instead of 50"),
+        ("change:1:execute_transfer.amount=60", "execute_transfer.amount = 60 instead of 50"),
+        ("duplicate:1:execute_transfer", "execute_transfer made twice"),
+    ]:
+        assert (
+            f"audit_under_specified.yaml:20: task 'mini_audit_under_01': field 'gold.path[1]': mutant '{mutant}' survives: "
+            f"it passes every programmatic check ({what})"
+        ) in out
+    assert (
+        "audit_under_specified.yaml: domain 'mini': mutation score 0.600 is below 0.90 (6 of 10 wrong paths killed"
+        in out
+    )
+    assert "lock not written" in out
+
+
+def test_an_over_specified_task_fails_its_right_paths(
+    make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_validate(make_tasks("audit_over_specified.yaml"), "--gold", "--write-lock") == 1
+    out = capsys.readouterr().out
+    assert (
+        "audit_over_specified.yaml:21: task 'mini_audit_over_01': field 'gold.path[0]': right path 'reread:0:get_balance' "
+        "fails order[0] get_balance -> validate_transfer (exact) (get_balance read again): the contract is over-specified"
+    ) in out
+    assert "right path 'swap:0:get_balance<>1:validate_transfer' fails" in out
+    assert "0/3 right paths spared" in out
+
+
+def test_waivers_are_counted_and_an_unused_one_fails(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_validate(make_tasks("audit_waivers.yaml"), "--gold", "--write-lock") == 1
+    out = capsys.readouterr().out
+    assert "survives" not in out
+    assert (
+        "2/2 wrong paths killed (score 1.000, gate 0.90), 0/0 right paths spared, 1 equivalent skipped, 3 survivor(s) and 0 right path(s) waived"
+        in out
+    )
+    assert (
+        "audit_waivers.yaml:28: task 'mini_audit_waived_01': field 'mutation_waivers[3].mutation': "
+        "unused waiver 'drop:0:pay_order': the mutant is killed; remove it"
+    ) in out
+
+
+def test_hand_written_paths_that_misbehave_fail(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_validate(make_tasks("audit_paths.yaml"), "--gold", "--write-lock") == 1
+    out = capsys.readouterr().out
+    assert "mini_audit_paths_01" not in out  # its alternative passes and its counterexample fails
+    assert (
+        "audit_paths.yaml:52: task 'mini_audit_paths_02': field 'alternatives[0]': alternative fails the contract "
+        "(param[0] get_balance (first)): the contract rejects a right path"
+    ) in out
+    assert "field 'alternatives[1].path[0]': get_balance: expected rejected, got ok: it succeeded" in out
+    assert (
+        "field 'counterexamples[0]': counterexample passes every programmatic check: the contract accepts a wrong path"
+    ) in out
+    assert "3/5 hand-written paths as declared" in out
+
+
+def test_audit_command_writes_per_task_figures_and_every_mutant(
+    make_tasks: MakeTasks, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "evidence" / "mutation_audit.json"
+    assert audit(make_tasks("audit_under_specified.yaml", "audit_waivers.yaml"), out) == 1
+    printed = capsys.readouterr().out
+    assert "mini_audit_under_01: killed 6/10 (0.600), spared 2/2, equivalent 0, waived 0" in printed
+    assert f"wrote {out}" in printed
+    report = json.loads(out.read_text())
+    assert report["audit"] == "contract_mutation" and report["threshold"] == THRESHOLD
+    mini = report["domains"]["mini"]
+    assert mini["wrong_paths"] == {"generated": 12, "killed": 8, "survived": 4, "equivalent": 1, "waived": 3}
+    assert mini["score"] == pytest.approx(8 / 12) and mini["passes_gate"] is False
+    under = next(t for t in report["tasks"] if t["task_id"] == "mini_audit_under_01")
+    assert under["score"] == pytest.approx(0.6)
+    duplicate = next(m for m in under["mutants"] if m["id"] == "duplicate:1:execute_transfer")
+    assert duplicate == {
+        "id": "duplicate:1:execute_transfer",
+        "operator": "duplicate",
+        "kind": "wrong",
+        "outcome": "survived",
+        "description": "execute_transfer made twice",
+        "failed_checks": [],
+    }
+    waived = next(t for t in report["tasks"] if t["task_id"] == "mini_audit_waived_01")
+    assert {m["waiver"] for m in waived["mutants"] if m["outcome"] == "waived"} == {
+        "The note's account is informational in this fixture.",
+        "A second note changes nothing that matters in this fixture.",
+    }
+    assert len(report["survivors"]) == 4 and any("unused waiver" in p for p in report["problems"])
+    assert report["not_audited"] == []
+    assert all(h.startswith("sha256:") for h in report["input_hashes"].values())
+
+
+def test_audit_command_keeps_the_evidence_of_a_task_set_that_does_not_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "mutation_audit.json"
+    out.write_text('{"previous": true}\n')
+    assert audit(tmp_path / "no_such_tasks", out) == 1
+    assert out.read_text() == '{"previous": true}\n'
+    assert "nothing written" in capsys.readouterr().out
+
+
+def test_the_payments_release_passes_the_gate(tmp_path: Path) -> None:
+    result = run_mutation_audit(REPO / "tasks", REPO / "envs", REPO / "agents", tmp_path / "audit.json")
+    assert result.ok, "\n".join(result.lines())
+    report = json.loads((tmp_path / "audit.json").read_text())
+    payments = report["domains"]["payments"]
+    assert payments["tasks"] == 73 and payments["passes_gate"]
+    assert payments["score"] >= THRESHOLD
+    assert payments["right_paths"]["false_failures"] == 0 and payments["right_paths"]["generated"] > 200
+    declared_waivers = sum(len(r.task.mutation_waivers) for r in result.run.task_set.records)
+    assert payments["wrong_paths"]["waived"] + payments["right_paths"]["waived"] == declared_waivers
+    assert (
+        payments["hand_written"]["alternatives"]["declared"]
+        == payments["hand_written"]["alternatives"]["as_declared"]
+        > 0
+    )
+
+
+def test_a_task_whose_gold_path_is_broken_is_not_audited_and_fails(
+    make_tasks: MakeTasks, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "mutation_audit.json"
+    assert audit(make_tasks("gold_fails_contract.yaml", mini=True), out) == 1
+    printed = capsys.readouterr().out
+    assert (
+        "gold_fails_contract.yaml:15: task 'mini_gold_fails_01': field 'gold': not audited: "
+        "run `crmbench validate --gold` for its problems"
+    ) in printed
+    assert "6 task(s) audited, 1 not audited" in printed
+    report = json.loads(out.read_text())
+    assert [line.split(": ", 1)[1] for line in report["not_audited"]] == [
+        "task 'mini_gold_fails_01': field 'gold': not audited: run `crmbench validate --gold` for its problems"
+    ]
