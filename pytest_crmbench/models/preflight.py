@@ -24,13 +24,12 @@ import os
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 from pytest_crmbench.core.evidence import Role
-from pytest_crmbench.models.llm import ModelSettings, is_credential_problem, litellm_module, redact, send
+from pytest_crmbench.models.llm import ModelSettings, is_credential_problem, litellm_module, redact
 
 ROLE_OPTIONS: dict[Role, tuple[str, str]] = {
     "agent": ("--crm-model", "--crm-api-base"),
@@ -75,8 +74,9 @@ def preflight(settings: ModelSettings, *, timeout_s: float = 30.0) -> list[str]:
     if not found:
         return []
     litellm = litellm_module()
-    with ThreadPoolExecutor(max_workers=len(found), thread_name_prefix="crmbench-preflight") as pool:
-        problems = list(pool.map(lambda target: check(litellm, settings, target, timeout_s), found))
+    # One after the other, on this thread: at most three requests, and litellm builds its HTTP
+    # clients without a lock (concurrent first calls leak the sockets of all but one; llm.send).
+    problems = [check(litellm, settings, target, timeout_s) for target in found]
     return [f"{target.describe()}: {problem}" for target, problem in zip(found, problems, strict=True) if problem]
 
 
@@ -117,6 +117,7 @@ def _listing(target: Target, provider: str, timeout_s: float) -> tuple[bool, str
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
             body = json.loads(response.read())
     except urllib.error.HTTPError as exc:
+        exc.close()  # it holds the response and its socket
         if exc.code in (401, 403):
             return True, _rejected(provider, f"HTTP {exc.code}")
         return False, None
@@ -157,8 +158,6 @@ def _request_problem(
         "messages": [{"role": "user", "content": "Reply with OK."}],
         "max_tokens": 1,
         "max_retries": 0,
-        # The run's own timeout: litellm caches HTTP clients by it, and a client built here is
-        # then the one the run reuses (see llm.send on concurrent first calls).
         "timeout": config.timeout_s,
         "drop_params": True,
     }
@@ -167,7 +166,8 @@ def _request_problem(
         if not os.environ.get(credential_variable(provider)):
             kwargs["api_key"] = "not-needed"  # as ModelClient does for local servers
     try:
-        send(litellm, kwargs)
+        # Not llm.send: its first-call bookkeeping belongs to the run's own calls.
+        litellm.completion(**kwargs)
     except Exception as exc:
         return _request_failure(exc, target, provider)
     return None

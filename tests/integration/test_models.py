@@ -228,7 +228,7 @@ def test_an_invalid_judge_is_never_a_pass(payments: CrmProject, server: FakeLLM,
     assert data["verdict"]["outcome"] == "infra"
     assert "judge output invalid after 3 attempts" in data["verdict"]["detail"]
     assert len(server.by_role("judge")) == 3
-    result.assert_outcomes(failed=1, deselected=72)
+    result.assert_outcomes(errors=1, deselected=72)  # infra: a pytest error, never a failure (issue 12)
 
 
 def test_judge_contradiction_flag_fails_the_reply(payments: CrmProject, server: FakeLLM, script: Script) -> None:

@@ -78,3 +78,15 @@ def test_the_readme_failure_example_is_what_a_run_prints(payments: CrmProject) -
     out = result.stdout.str()
     for line in example.strip().splitlines()[1:]:
         assert line in out, line
+
+
+def test_the_readme_end_of_run_example_is_what_a_run_prints(payments: CrmProject) -> None:
+    (example,) = [block for block in code_blocks(README) if "crmbench gate FAILED" in block]
+    result = payments.run("--crm-agent=null", "--crm-fail-under=0.80", "-q", "-p", "no:randomly")
+    printed = [line for line in result.stdout.lines if line.strip()]
+    assert printed[-1] == example.strip().splitlines()[-1]  # the verdict is the last line
+    for line in example.strip().splitlines():
+        if line == "..." or line.startswith("run directory: "):
+            continue
+        expected = re.sub(r" in \d+\.\d+s$", "", line)
+        assert any(p.startswith(expected) for p in printed), line
