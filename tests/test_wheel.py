@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,9 @@ def cache_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
 @pytest.fixture(scope="session")
 def wheel(cache_dir: Path) -> Path:
     out = cache_dir / source_hash()
+    for stale in cache_dir.iterdir():  # wheels of earlier sources: keep one, not one per edit
+        if stale.is_dir() and stale != out and not stale.name.startswith("deps-"):
+            shutil.rmtree(stale)
     built = sorted(out.glob("crmbench-*.whl"))
     if not built:
         run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)], REPO)
