@@ -9,8 +9,13 @@ from pytest_crmbench.core.errors import AgentAbort, CrmbenchError, InfraError, S
 from pytest_crmbench.core.evidence import Evidence, Message, ToolCall
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.users import ScriptedUser, User, UserDecision
-from pytest_crmbench.env.environment import Rejection, ToolEnvironment, tool
+from pytest_crmbench.env.dry_run import dry_run
+from pytest_crmbench.env.environment import ToolEnvironment, tool
+from pytest_crmbench.env.kit import Violation, invariant
 from pytest_crmbench.env.registry import register_environment
+from pytest_crmbench.env.rejection import Rejection, require
+from pytest_crmbench.env.state import Record, StateError
+from pytest_crmbench.env.values import Amount, IsoDate, Money, NonBlank, Required, Timestamp, YearMonth
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.run.agents import GoldAgent, NullAgent
@@ -22,26 +27,39 @@ __all__ = [
     "Agent",
     "AgentAbort",
     "AgentContext",
+    "Amount",
     "CheckVerdict",
     "CrmbenchError",
     "Evidence",
     "GoldAgent",
     "InfraError",
+    "IsoDate",
     "Limits",
     "Message",
+    "Money",
+    "NonBlank",
     "NullAgent",
+    "Record",
     "Rejection",
+    "Required",
     "ScriptedUser",
     "SpecError",
+    "StateError",
     "Task",
     "TaskVerdict",
+    "Timestamp",
     "ToolBox",
     "ToolCall",
     "ToolEnvironment",
     "User",
     "UserDecision",
+    "Violation",
+    "YearMonth",
+    "dry_run",
     "grade",
+    "invariant",
     "register_environment",
+    "require",
     "run_episode",
     "tool",
 ]

@@ -52,7 +52,7 @@ def test_gold_agent_reports_steps_whose_status_differs(
     agent = GoldAgent(task)
     run_episode(task, mini_env_class(seed=1), agent, ScriptedUser(task), agent_name="gold")
     assert [(m.step, m.status) for m in agent.mismatches] == [(0, "rejected")]
-    assert "No account ACC-404" in agent.mismatches[0].detail
+    assert "No account with id 'ACC-404'." in agent.mismatches[0].detail
 
 
 def test_gold_references_resolve_generated_ids_for_any_seed(

@@ -1,9 +1,11 @@
-"""The records of the payments world, as pydantic models.
+"""The payments world as one typed state model: the single source of truth for the state.
 
-The environment keeps its state as plain JSON-like dicts (so task contracts can address it with
-dotted paths such as ``accounts.ACC-1002.balance``); these models document every field and are
-used to validate ``seed.json`` and tool outputs in the tests. Money is always a ``Decimal`` with
-two places (cents); points are whole numbers.
+The environment validates ``seed.json``, every task's ``initial_state`` and the state after every
+write tool through :class:`PaymentsState`; tools read and write the plain tree it dumps (so task
+contracts address it with dotted paths such as ``accounts.ACC-1002.balance``). Money is a
+two-place ``Decimal`` (:data:`~pytest_crmbench.Money`) wherever it appears; points are whole
+numbers; ids are generated from each record's ``id_prefix``. Field defaults are what a new record
+starts with (a new payment is settled, unrefunded and without points), so tools write only the rest.
 
 State layout::
 
@@ -26,7 +28,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Money = Decimal
+from pytest_crmbench import IsoDate, Money, Record, Timestamp
+
 AccountStatus = Literal["active", "frozen", "closed"]
 MethodType = Literal["card", "paypal", "bank_account"]
 MethodStatus = Literal["active", "pending_verification", "removed"]
@@ -42,22 +45,24 @@ DisputeReason = Literal[
     "general",
 ]
 DisputeStatus = Literal["needs_response", "under_review", "won", "lost", "withdrawn"]
+OPEN_DISPUTE = ("needs_response", "under_review")
+ZERO = Decimal("0.00")
 
 
-class _Record(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Freeze(_Record):
+class Freeze(BaseModel):
     """Why an account is frozen; only a customer-initiated freeze can be lifted by the assistant."""
+
+    model_config = ConfigDict(extra="forbid")
 
     frozen_by: Literal["customer", "risk", "compliance"] = Field(description="Who placed the hold.")
     reason: str = Field(description="Free-text reason recorded with the hold.")
-    frozen_at: str = Field(description="ISO timestamp of the hold.")
+    frozen_at: Timestamp = Field(description="ISO timestamp of the hold.")
 
 
-class Account(_Record):
+class Account(Record):
     """A customer's stored-value payments account (a wallet with a USD balance)."""
+
+    id_prefix = "ACC"
 
     account_id: str = Field(description="Public account id, e.g. ACC-1002.")
     holder_name: str = Field(description="Full legal name of the account holder (identity check).")
@@ -67,21 +72,24 @@ class Account(_Record):
     status: AccountStatus = Field(description="active, frozen (no money movement) or closed.")
     freeze: Freeze | None = Field(description="Set while the account is frozen.")
     balance: Money = Field(
-        description="Current balance in USD; changes only by transfers (payments are charged to payment methods)."
+        ge=0, description="Current balance in USD; changes only by transfers (payments are charged to payment methods)."
     )
     currency: Literal["USD"] = Field(description="Every account is in US dollars.")
     loyalty_points: int = Field(ge=0, description="Loyalty balance: 10 points per settled dollar, floor.")
-    daily_transfer_limit: Money = Field(description="Maximum total of outgoing transfers per calendar day.")
+    daily_transfer_limit: Money = Field(ge=0, description="Maximum total of outgoing transfers per calendar day.")
     cycle_spend: Money = Field(
-        description="Gross card/PayPal/bank payments since the 1st of the month (refunds do not reduce it)."
+        ge=0, description="Gross card/PayPal/bank payments since the 1st of the month (refunds do not reduce it)."
     )
     default_payment_method: str | None = Field(description="Id of the default payment method, if any.")
-    opened_on: str = Field(description="ISO date the account was opened.")
-    closed_on: str | None = Field(description="ISO date the account was closed, if closed.")
+    opened_on: IsoDate = Field(description="ISO date the account was opened.")
+    closed_on: IsoDate | None = Field(description="ISO date the account was closed, if closed.")
 
 
-class PaymentMethod(_Record):
+class PaymentMethod(Record):
     """A funding instrument linked to an account. Cards are stored as brand + last 4 only (PCI DSS)."""
+
+    id_prefix = "PM"
+    owner_field = "account_id"
 
     payment_method_id: str = Field(description="e.g. PM-2002.")
     account_id: str = Field(description="Owning account.")
@@ -94,110 +102,131 @@ class PaymentMethod(_Record):
     paypal_email: str | None = Field(None, description="PayPal login email for PayPal methods.")
     bank_name: str | None = Field(None, description="Bank name for bank accounts.")
     routing_number: str | None = Field(None, description="ABA routing number (public) for bank accounts.")
-    added_on: str = Field(description="ISO date the method was linked.")
+    added_on: IsoDate = Field(description="ISO date the method was linked.")
 
 
-class Transaction(_Record):
+class Transaction(Record):
     """A payment (checkout) charged to a payment method. Refunds and disputes refer to it."""
+
+    id_prefix = "TXN"
+    owner_field = "account_id"
 
     transaction_id: str = Field(description="e.g. TXN-20260214-0007 (seed) or TXN-HD10VI (generated).")
     account_id: str
     merchant: str = Field(description="Who was paid.")
     description: str = Field(description="What was bought.")
-    amount: Money = Field(description="Captured amount in USD.")
-    currency: Literal["USD"]
+    amount: Money = Field(gt=0, description="Captured amount in USD.")
+    currency: Literal["USD"] = "USD"
     payment_method_id: str = Field(description="The method charged; refunds go back to it.")
     method_type: MethodType
-    status: TransactionStatus = Field(description="Derived from refunds and an open dispute.")
-    created_at: str = Field(description="ISO timestamp of capture.")
-    refunded_amount: Money = Field(description="Sum of refunds so far; never above amount.")
-    refund_ids: list[str]
-    loyalty_awarded: bool = Field(description="Whether points were awarded for this payment.")
-    loyalty_points: int = Field(ge=0, description="Points this payment currently holds (reduced by refunds).")
-    receipt_ids: list[str]
-    logged: bool = Field(description="Whether the checkout was written to the transaction log.")
-    dispute_id: str | None = Field(description="The open or last dispute on this charge.")
+    status: TransactionStatus = Field("settled", description="Derived from refunds and an open dispute.")
+    created_at: Timestamp = Field(description="ISO timestamp of capture.")
+    refunded_amount: Money = Field(ZERO, ge=0, description="Sum of refunds so far; never above amount.")
+    refund_ids: list[str] = Field(default_factory=list)
+    loyalty_awarded: bool = Field(False, description="Whether points were awarded for this payment.")
+    loyalty_points: int = Field(0, ge=0, description="Points this payment currently holds (reduced by refunds).")
+    receipt_ids: list[str] = Field(default_factory=list)
+    logged: bool = Field(False, description="Whether the checkout was written to the transaction log.")
+    dispute_id: str | None = Field(None, description="The open or last dispute on this charge.")
 
 
-class Transfer(_Record):
+class Transfer(Record):
     """A move of balance from one account to another."""
+
+    id_prefix = "XFER"
 
     transfer_id: str = Field(description="e.g. XFER-HD10VI.")
     from_account: str
     to_account: str
-    amount: Money
-    currency: Literal["USD"]
-    memo: str
-    status: Literal["completed"]
-    created_at: str
+    amount: Money = Field(gt=0)
+    currency: Literal["USD"] = "USD"
+    memo: str = ""
+    status: Literal["completed"] = "completed"
+    created_at: Timestamp
 
 
-class Refund(_Record):
+class Refund(Record):
     """Money returned to the original payment method of a transaction."""
+
+    id_prefix = "RFD"
 
     refund_id: str
     transaction_id: str
     account_id: str
-    amount: Money
+    amount: Money = Field(gt=0)
     reason: str
     payment_method_id: str = Field(description="Always the transaction's original method.")
-    status: Literal["succeeded"]
-    created_at: str
+    status: Literal["succeeded"] = "succeeded"
+    created_at: Timestamp
 
 
-class Dispute(_Record):
+class Dispute(Record):
     """A cardholder dispute (chargeback) on a transaction; blocks refunds while open."""
+
+    id_prefix = "DSP"
 
     dispute_id: str
     transaction_id: str
     account_id: str
-    amount: Money = Field(description="Disputed amount: the charge minus what was already refunded.")
+    amount: Money = Field(gt=0, description="Disputed amount: the charge minus what was already refunded.")
     reason: DisputeReason
     details: str
-    status: DisputeStatus
-    opened_at: str
-    evidence_due_by: str = Field(description="ISO date the merchant must respond by.")
-    closed_at: str | None = Field(None, description="When the dispute was withdrawn or decided.")
+    status: DisputeStatus = "needs_response"
+    opened_at: Timestamp
+    evidence_due_by: IsoDate = Field(description="ISO date the merchant must respond by.")
+    closed_at: Timestamp | None = Field(None, description="When the dispute was withdrawn or decided.")
 
 
-class Receipt(_Record):
+class Receipt(Record):
+    id_prefix = "RCPT"
+
     receipt_id: str
     transaction_id: str
     account_id: str
     channel: Literal["email", "sms"]
     destination: str = Field(description="Email or phone number on file.")
-    sent_at: str
+    sent_at: Timestamp
 
 
-class LoyaltyEntry(_Record):
+class LoyaltyEntry(Record):
+    id_prefix = "LOY"
+    id_field = "entry_id"
+
     entry_id: str
     account_id: str
     transaction_id: str
     points: int = Field(description="Positive when earned, negative when reversed by a refund.")
     kind: Literal["earn", "reversal"]
-    created_at: str
+    created_at: Timestamp
 
 
-class TransactionLogEntry(_Record):
+class TransactionLogEntry(Record):
+    id_prefix = "LOG"
+    id_field = "log_id"
+
     log_id: str
     transaction_id: str
     account_id: str
     event: str = Field(description="checkout_completed, refund_issued, dispute_opened, ...")
     note: str
-    created_at: str
+    created_at: Timestamp
 
 
-class Settings(_Record):
-    per_transfer_limit: Money = Field(description="Largest single transfer.")
-    per_payment_limit: Money = Field(description="Largest single checkout payment.")
-    refund_window_days: int = Field(description="Refunds only within this many days of capture.")
-    dispute_window_days: int = Field(description="Disputes only within this many days of capture.")
-    loyalty_points_per_dollar: int
-    max_active_payment_methods: int
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    per_transfer_limit: Money = Field(gt=0, description="Largest single transfer.")
+    per_payment_limit: Money = Field(gt=0, description="Largest single checkout payment.")
+    refund_window_days: int = Field(ge=0, description="Refunds only within this many days of capture.")
+    dispute_window_days: int = Field(ge=0, description="Disputes only within this many days of capture.")
+    loyalty_points_per_dollar: int = Field(ge=0)
+    max_active_payment_methods: int = Field(ge=1)
 
 
-class PaymentsState(_Record):
-    """The whole world; ``seed.json`` must validate against it."""
+class PaymentsState(BaseModel):
+    """The whole world; ``seed.json`` and every task's ``initial_state`` must validate against it."""
+
+    model_config = ConfigDict(extra="forbid")
 
     settings: Settings
     accounts: dict[str, Account]
@@ -209,25 +238,3 @@ class PaymentsState(_Record):
     receipts: dict[str, Receipt]
     loyalty_ledger: list[LoyaltyEntry]
     transaction_log: list[TransactionLogEntry]
-
-
-class StatementLine(_Record):
-    date: str
-    kind: Literal["payment", "refund", "transfer_in", "transfer_out"]
-    reference: str = Field(description="TXN, RFD, XFER or DSP id.")
-    description: str
-    amount: Money = Field(description="Signed: positive adds to the balance or reverses spend.")
-
-
-class Statement(_Record):
-    """What get_statement returns for one calendar month."""
-
-    account_id: str
-    period: str = Field(description="YYYY-MM.")
-    opening_balance: Money
-    closing_balance: Money
-    transfers_in: Money
-    transfers_out: Money
-    payments_total: Money = Field(description="Card/PayPal/bank spend in the month (does not touch the balance).")
-    refunds_total: Money
-    lines: list[StatementLine]

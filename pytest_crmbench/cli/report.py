@@ -1,4 +1,4 @@
-"""``crmbench leaderboard``, ``crmbench grade`` and ``crmbench gate``: saved runs, no pytest, no model."""
+"""``crmbench leaderboard``, ``report``, ``grade`` and ``gate``: saved runs, no pytest, no model."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.plugin.optiontable import add_cli_arguments
 from pytest_crmbench.results import report, tables
 from pytest_crmbench.results.gates import Gates, evaluate
+from pytest_crmbench.results.html import sources_for, write_report
+from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
 from pytest_crmbench.results.regrade import regrade, summary_lines
 from pytest_crmbench.results.rundir import SavedRun, load_run
@@ -31,6 +33,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def _report(args: argparse.Namespace) -> int:
+    written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
+    print(f"report written: {written}")
+    return ExitCode.OK
+
+
 def _grade(args: argparse.Namespace) -> int:
     results = regrade(args.path, args.tasks, args.envs)
     if args.json:
@@ -46,7 +54,11 @@ def _grade(args: argparse.Namespace) -> int:
 def _gate(args: argparse.Namespace) -> int:
     compare = Path(args.crm_compare) if args.crm_compare else None
     gates = Gates(
-        fail_under=args.crm_fail_under, compare=compare, max_drop=args.crm_max_drop, max_infra=args.crm_max_infra
+        fail_under=args.crm_fail_under,
+        compare=compare,
+        max_drop=args.crm_max_drop,
+        max_infra=args.crm_max_infra,
+        significance=args.crm_significance,
     )
     baseline = load_run(compare).records if compare else None
     verdict = evaluate(gates, load_run(args.run).records, baseline)
@@ -54,6 +66,9 @@ def _gate(args: argparse.Namespace) -> int:
         print(f"crmbench gate FAILED: {failure}")
     if verdict.passed:
         print("crmbench gate passed: " + "; ".join(verdict.notes))
+    if verdict.comparison is not None:
+        print(f"compared with the baseline: {verdict.comparison.summary()}")
+        print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
     return ExitCode.OK if verdict.passed else ExitCode.GATE_FAILED
 
 
@@ -63,6 +78,21 @@ def add_commands(commands: Any) -> None:
     board.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories (crm-runs/...).")
     board.add_argument("--json", action="store_true", help="Print JSON instead of markdown.")
     board.set_defaults(handler=_leaderboard)
+
+    html = commands.add_parser(
+        "report", help="Write one self-contained HTML report (leaderboard, figures, task pages) for saved runs."
+    )
+    html.add_argument(
+        "runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories; with two, the first is the baseline."
+    )
+    html.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="Output file (report.html).")
+    html.add_argument(
+        "--tasks",
+        type=Path,
+        default=Path("tasks"),
+        help="Task files folder, for user briefs and YAML lines (default: tasks; missing: left out).",
+    )
+    html.set_defaults(handler=_report)
 
     grade = commands.add_parser(
         "grade", help="Re-grade saved trajectories against the current contracts (no model is called)."
@@ -78,5 +108,5 @@ def add_commands(commands: Any) -> None:
         help="Apply the CI gates of --crm-fail-under, --crm-compare, ... to a saved run (exit 1 when one fails).",
     )
     gate.add_argument("run", type=Path, metavar="RUN_DIR")
-    add_cli_arguments(gate, "crm_fail_under", "crm_compare", "crm_max_drop", "crm_max_infra")
+    add_cli_arguments(gate, "crm_fail_under", "crm_compare", "crm_max_drop", "crm_max_infra", "crm_significance")
     gate.set_defaults(handler=_gate)

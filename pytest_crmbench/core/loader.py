@@ -49,21 +49,17 @@ class TaskRecord:
     line: int  # 1-based line of the record's first key
     shown_path: str = ""  # how messages name the file (relative to the rootdir when possible)
     index: int = 0  # position in the file's list
-    lines: dict[Loc, int] = field(default_factory=dict, compare=False, repr=False)
-    """1-based lines of the contract's entries, by location (``("contract", "expected_state",
-    "accounts.A.balance")``): a failing check points at its own line (issue 12)."""
+    node: yaml.Node | None = field(default=None, compare=False, repr=False)
+    """The record's YAML node tree, for the line of any field (a failing check points at its own
+    line, issue 12); None for records built in code."""
 
     @property
     def location(self) -> str:
         return f"{self.shown_path or self.path}:{self.line}"
 
     def line_at(self, loc: Loc) -> int:
-        """The line of the deepest recorded entry along ``loc`` (the record's line if none)."""
-        for end in range(len(loc), 0, -1):
-            found = self.lines.get(loc[:end])
-            if found is not None:
-                return found
-        return self.line
+        """The line of the deepest node along ``loc`` (the record's own line for ``()``)."""
+        return line_of(self.node, loc) if self.node is not None and loc else self.line
 
     def location_of(self, loc: Loc) -> str:
         return f"{self.shown_path or self.path}:{self.line_at(loc)}"
@@ -95,6 +91,11 @@ def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
 def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
     shown = display_path or str(path)
     data, root = parse_yaml(text, shown)
+    return task_records(data, root, path=path, shown=shown)
+
+
+def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -> list[TaskRecord]:
+    """Validated records of a parsed task file (``parse_yaml``'s document and node tree)."""
     if data is None:
         return []
     if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
@@ -126,43 +127,10 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
             )
             continue
         first_line[task.id] = line
-        records.append(TaskRecord(task, path, line, shown, index, contract_lines(node)))
+        records.append(TaskRecord(task, path, line, shown, index, node))
     if errors:
         raise SpecErrors(errors)
     return records
-
-
-CONTRACT_DEPTH = 3
-"""``contract.forbidden.params[0]`` is the deepest entry a check is declared by."""
-
-
-def contract_lines(record: yaml.Node) -> dict[Loc, int]:
-    """The line of every contract entry down to :data:`CONTRACT_DEPTH`, keyed by its location."""
-    contract = _child(record, "contract")
-    if contract is None:
-        return {}
-    lines: dict[Loc, int] = {("contract",): contract.start_mark.line + 1}
-    stack: list[tuple[yaml.Node, Loc]] = [(contract, ("contract",))]
-    while stack:
-        node, loc = stack.pop()
-        if len(loc) > CONTRACT_DEPTH:
-            continue
-        children: list[tuple[int | str, yaml.Node]] = []
-        starts: dict[str, int] = {}
-        if isinstance(node, yaml.MappingNode):
-            children = [(str(key.value), value) for key, value in node.value if isinstance(key, yaml.ScalarNode)]
-            starts = {
-                str(key.value): key.start_mark.line + 1 for key, _ in node.value if isinstance(key, yaml.ScalarNode)
-            }
-        elif isinstance(node, yaml.SequenceNode):
-            children = list(enumerate(node.value))
-        for part, child in children:
-            # A mapping entry is where its key is written; a list item where the item starts.
-            lines[(*loc, part)] = (
-                starts.get(str(part), child.start_mark.line + 1) if isinstance(part, str) else child.start_mark.line + 1
-            )
-            stack.append((child, (*loc, part)))
-    return lines
 
 
 def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:
@@ -185,7 +153,7 @@ def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
     root = _node_tree(record.path, stat.st_mtime_ns, stat.st_size)
     if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
         return record.line
-    return _line_of(root.value[record.index], loc)
+    return line_of(root.value[record.index], loc)
 
 
 @functools.lru_cache(maxsize=8)
@@ -205,7 +173,7 @@ def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id
         loc = _clean_loc(err["loc"])
         errors.append(
             SpecError(
-                _message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+                _message(err), file=shown, line=line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
             )
         )
     return errors
@@ -232,7 +200,7 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+def line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
     """The line of the deepest YAML node along ``loc`` (1-based)."""
     for part in loc:
         child = _child(node, part)

@@ -1,12 +1,13 @@
 """ToolEnvironment: a domain's resettable state and the typed tools that act on it.
 
-Authoring a domain::
+Authoring a domain (``docs/authoring-tasks.md`` walks through a whole one)::
 
-    class PaymentsEnvironment(ToolEnvironment):
-        domain = "payments"
+    class BankEnvironment(ToolEnvironment):
+        domain = "bank"
+        state_model = BankState               # pydantic: validates the seed, overrides and writes
 
         def default_state(self) -> dict:
-            return load_seed()            # called once per process, then reset by copying
+            return load_seed()                # called once per process, then reset by copying
 
         @tool(kind="read")
         def get_account_balance(self, account_id: str) -> dict:
@@ -15,15 +16,16 @@ Authoring a domain::
             Args:
                 account_id: Account id such as ``ACC-1001``.
             \"\"\"
-            account = self.state["accounts"].get(account_id)
-            if account is None:
-                raise Rejection(404, "ACCOUNT_NOT_FOUND", f"No account {account_id}")
+            account = self.get("accounts", account_id)     # 404 ACCOUNT_NOT_FOUND naming account_id
             return {"account_id": account_id, "balance": account["balance"]}
 
 Tool JSON schemas come from the type hints and the Google-style ``Args:`` docstring section via
 pydantic. :meth:`ToolEnvironment.call` is the single entry point for every attempt: it decodes and
-validates arguments, enforces which tools are exposed, runs the tool, rolls the state back on a
-:class:`Rejection` or a crash, and appends a :class:`~pytest_crmbench.core.evidence.ToolCall` to the trace.
+validates arguments (a broken value rule such as a sub-cent :data:`~pytest_crmbench.env.values.Amount`
+is a 422 rejection), enforces which tools are exposed, runs the tool, rolls the state back on a
+:class:`Rejection` or a crash, re-validates the state after a write, and appends a
+:class:`~pytest_crmbench.core.evidence.ToolCall` to the trace. The helpers tools use (``get``,
+``insert``, ``stamp``, ``today``, invariants) are in :mod:`pytest_crmbench.env.kit`.
 """
 
 from __future__ import annotations
@@ -33,42 +35,26 @@ import inspect
 import json
 import random
 import re
-import string
 import types
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints, overload
+from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
 from pytest_crmbench.core.errors import EnvironmentDefinitionError
 from pytest_crmbench.core.evidence import ToolCall, ToolStatus
+from pytest_crmbench.env.dry_run import DryRun
+from pytest_crmbench.env.kit import Kit, Violation, collect_invariants
+from pytest_crmbench.env.rejection import REJECTION_STATUSES, Rejection, require
+from pytest_crmbench.env.state import canonical, revalidated
+from pytest_crmbench.env.values import argument_rejection
+
+__all__ = ["REJECTION_STATUSES", "Rejection", "ToolEnvironment", "ToolSpec", "clone", "deep_merge", "require", "tool"]
 
 ToolKind = Literal["read", "write"]
-REJECTION_STATUSES = frozenset({403, 404, 409, 422})
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-class Rejection(Exception):
-    """A structured business rejection: the call was well-formed, the business said no.
-
-    Raise it from a tool; the environment restores the state as it was before the call, records
-    status ``rejected`` and shows the model ``{status, code, message[, param]}``.
-    """
-
-    def __init__(self, status: int, code: str, message: str, *, param: str | None = None) -> None:
-        if status not in REJECTION_STATUSES:
-            raise ValueError(f"rejection status must be one of {sorted(REJECTION_STATUSES)}, got {status}")
-        self.status, self.code, self.message, self.param = status, code, message, param
-        super().__init__(f"{status} {code}: {message}")
-
-    def as_error(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"status": self.status, "code": self.code, "message": self.message}
-        if self.param is not None:
-            error["param"] = self.param
-        return error
 
 
 @dataclass(frozen=True)
@@ -80,6 +66,8 @@ class ToolSpec:
     description: str
     method: Callable[..., Any]
     args_model: type[BaseModel]
+    dry_run: DryRun | None = None
+    """Set for a dry-run tool: a broken rule is answered ``valid: false``, not rejected."""
 
     def json_schema(self) -> dict[str, Any]:
         """OpenAI-style function schema (``{"type": "function", "function": {...}}``).
@@ -91,44 +79,54 @@ class ToolSpec:
         return schema
 
 
-@overload
-def tool(fn: F, /) -> F: ...
-@overload
-def tool(*, name: str | None = None, kind: ToolKind = "write") -> Callable[[F], F]: ...
-def tool(fn: F | None = None, /, *, name: str | None = None, kind: ToolKind = "write") -> Any:
-    """Register a method of a :class:`ToolEnvironment` subclass as a tool.
+def tool(fn: object = None, /, *, kind: ToolKind | None = None, name: str | None = None) -> Callable[[F], F]:
+    """Register a method of a :class:`ToolEnvironment` subclass as a tool: ``@tool(kind="read")``.
 
-    ``kind="read"`` promises the tool never changes state, which lets the environment skip the
-    rollback snapshot it takes before every ``write`` call.
+    Every tool declares its kind. ``read`` promises the tool never changes state (no rollback
+    snapshot, no re-validation; the mutation audit treats it as harmless to repeat or reorder);
+    ``write`` tools are snapshotted, rolled back on a rejection and re-validated after success.
     """
+    if fn is not None or kind not in ("read", "write"):
+        where = f" on {getattr(fn, '__qualname__', fn)}" if fn is not None else ""
+        raise EnvironmentDefinitionError(f"@tool{where}: declare the kind, @tool(kind='read') or @tool(kind='write')")
 
     def mark(method: F) -> F:
         method.__crm_tool__ = (name or method.__name__, kind)  # type: ignore[attr-defined]
         return method
 
-    return mark(fn) if fn is not None else mark
+    return mark
 
 
-class ToolEnvironment:
-    """Base class of every domain environment. See the module docstring for an example."""
+class ToolEnvironment(Kit):
+    """Base class of every domain environment. See the module docstring for an example.
+
+    A domain larger than one file splits its tools over mixins, each a ``ToolEnvironment``
+    subclass without a ``domain``; the concrete class inherits them all, and its tools are those
+    of its bases, left to right, then its own.
+    """
 
     domain: ClassVar[str] = ""
-    clock_start: ClassVar[str] = "2026-03-02T09:00:00+00:00"
-    """The domain's 'now' at reset; :meth:`now` advances one second per call, deterministically."""
-
     tools: ClassVar[dict[str, ToolSpec]] = {}
     _default_cache: ClassVar[dict[str, Any] | None] = None
+    _default_violations: ClassVar[tuple[Violation, ...] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        cls.tools = {**cls.tools, **_collect_tools(cls)}
+        inherited: dict[str, ToolSpec] = {}
+        for base in cls.__bases__:  # left to right, as the MRO resolves a name defined twice
+            for name, spec in getattr(base, "tools", {}).items():
+                inherited.setdefault(name, spec)
+        cls.tools = {**inherited, **_collect_tools(cls)}
+        cls.invariants = collect_invariants(cls)
         cls._default_cache = None
+        cls._default_violations = None
+        if cls.domain:
+            _check_dry_runs(cls)
 
     def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:
         # ``initial_state`` is a sparse override; the merged tree is kept untouched as the
         # reference for protected-path checks, and the live state is a private copy of it.
-        override = self.prepare_override(initial_state) if initial_state else {}
-        self.initial_state: dict[str, Any] = deep_merge(self.cached_default_state(), override)
+        self.initial_state: dict[str, Any] = self.initial_state_for(initial_state)
         self.state: dict[str, Any] = clone(self.initial_state)
         self.seed = seed
         self.rng = random.Random(seed)
@@ -142,34 +140,30 @@ class ToolEnvironment:
         """The resettable world. Called once per process; must be deterministic and JSON-like."""
         raise NotImplementedError(f"{type(self).__name__} must implement default_state()")
 
-    def prepare_override(self, override: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Turn a task's YAML override into state values (say, money strings into Decimal).
-
-        Called once per reset with the sparse override only; the default returns it unchanged.
-        """
-        return override
-
     @classmethod
     def cached_default_state(cls) -> dict[str, Any]:
+        """The default world, validated by ``state_model`` once per process (a :class:`StateError`
+        names every field of the seed the model refuses)."""
         if cls._default_cache is None:
-            cls._default_cache = cls.default_state(cls.__new__(cls))
+            raw = cls.default_state(cls.__new__(cls))
+            cls._default_cache = canonical(cls.state_model, raw, where="seed") if cls.state_model else raw
         return cls._default_cache
 
-    # -- deterministic helpers for tools -----------------------------------------------------
+    @classmethod
+    def default_violations(cls) -> tuple[Violation, ...]:
+        """The world invariants the default state breaks (none, for a sound seed); once per process."""
+        if cls._default_violations is None:
+            cls._default_violations = tuple(cls().violations())
+        return cls._default_violations
 
-    def new_id(self, prefix: str, length: int = 6) -> str:
-        """A fresh id like ``XFER-HD10VI`` from the seeded RNG, unique within this episode."""
-        alphabet = string.ascii_uppercase + string.digits
-        while True:
-            candidate = f"{prefix}-" + "".join(self.rng.choice(alphabet) for _ in range(length))
-            if candidate not in self._issued_ids:
-                self._issued_ids.add(candidate)
-                return candidate
-
-    def now(self) -> datetime:
-        """The domain clock: ``clock_start`` plus one second per call since reset."""
-        self._ticks += 1
-        return datetime.fromisoformat(self.clock_start) + timedelta(seconds=self._ticks)
+    @classmethod
+    def initial_state_for(cls, override: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The state a reset starts from: the default with the sparse ``override`` merged in, then
+        validated and coerced by ``state_model`` (YAML ``180.5`` becomes ``Decimal("180.50")``)."""
+        merged = deep_merge(cls.cached_default_state(), override or {})
+        if cls.state_model is None or not override:
+            return merged
+        return canonical(cls.state_model, merged, where="initial_state")
 
     # -- the harness's part ------------------------------------------------------------------
 
@@ -210,20 +204,43 @@ class ToolEnvironment:
         try:
             validated = spec.args_model.model_validate(decoded)
         except ValidationError as exc:
-            return self._record(turn, node, name, decoded, "error", error=_validation_problem(exc))
+            rejection = argument_rejection(exc)
+            if rejection is None:
+                return self._record(turn, node, name, decoded, "error", error=_validation_problem(exc))
+            return self._refuse(turn, node, spec, decoded, rejection, effective=None)
         snapshot = clone(self.state) if spec.kind == "write" else None
         effective = {field: getattr(validated, field) for field in type(validated).model_fields}
         try:
             result = spec.method(self, **effective)
+            if snapshot is not None and self.state_model is not None:
+                # The model is the one source of truth: a write must leave a state it accepts.
+                self.state = revalidated(self.state_model, self.state, snapshot)
         except Rejection as rejection:
             self._restore(snapshot)
-            return self._record(turn, node, name, decoded, "rejected", error=rejection.as_error(), effective=effective)
+            return self._refuse(turn, node, spec, decoded, rejection, effective=effective)
         except Exception as exc:  # a bug in the domain must not crash the episode
             self._restore(snapshot)
             error = {"type": "internal_error", "message": f"{type(exc).__name__}: {exc}"}
             return self._record(turn, node, name, decoded, "error", error=error, effective=effective)
         # A copy: a tool returning a piece of live state must not see its trace rewritten later.
         return self._record(turn, node, name, decoded, "ok", result=clone(result), effective=effective)
+
+    def _refuse(
+        self,
+        turn: int,
+        node: str | None,
+        spec: ToolSpec,
+        arguments: Any,
+        rejection: Rejection,
+        *,
+        effective: dict[str, Any] | None,
+    ) -> ToolCall:
+        """Record a broken rule: a rejection, or a dry run's negative (``ok``) answer."""
+        if spec.dry_run is not None:
+            result = spec.dry_run.refused(rejection)
+            return self._record(turn, node, spec.name, arguments, "ok", result=result, effective=effective)
+        error = rejection.as_error()
+        return self._record(turn, node, spec.name, arguments, "rejected", error=error, effective=effective)
 
     def _visible(self, exposed: Collection[str] | None) -> list[str]:
         return [n for n in self.tools if exposed is None or n in exposed]
@@ -272,21 +289,57 @@ def _collect_tools(cls: type) -> dict[str, ToolSpec]:
     found: dict[str, ToolSpec] = {}
     for attr, method in vars(cls).items():
         marker = getattr(method, "__crm_tool__", None)
-        if marker is None:
+        dry_run: DryRun | None = getattr(method, "__crm_dry_run__", None)
+        if marker is None and dry_run is None:
             continue
-        name, kind = marker
         description, arg_docs = parse_docstring(inspect.getdoc(method) or "")
         if not description:
             raise EnvironmentDefinitionError(
                 f"{cls.__name__}.{attr}: a tool needs a docstring (it is the model's description)"
             )
-        found[name] = ToolSpec(name, kind, description, method, _args_model(cls, method, arg_docs))
+        args_model = _args_model(cls, method, arg_docs)
+        if dry_run is not None:
+            found[dry_run.name] = ToolSpec(
+                dry_run.name, "read", description, _answering(method, dry_run), args_model, dry_run
+            )
+        elif marker is not None:
+            name, kind = marker
+            found[name] = ToolSpec(name, kind, description, method, args_model)
     return found
+
+
+def _answering(check: Callable[..., Any], dry_run: DryRun) -> Callable[..., Any]:
+    """The dry-run tool: the check method, its preview answered as ``valid: true``."""
+
+    @functools.wraps(check)
+    def answer(env: ToolEnvironment, **arguments: Any) -> dict[str, Any]:
+        return dry_run.passed(check(env, **arguments))
+
+    return answer
+
+
+def _check_dry_runs(cls: type[ToolEnvironment]) -> None:
+    """A dry run mirrors a write tool of the domain and takes a subset of its arguments, same types."""
+    for spec in cls.tools.values():
+        if spec.dry_run is None:
+            continue
+        target = cls.tools.get(spec.dry_run.of)
+        if target is None or target.kind != "write":
+            raise EnvironmentDefinitionError(
+                f"{cls.__name__}: dry run {spec.name!r} mirrors {spec.dry_run.of!r}, which is not a write tool of the domain"
+            )
+        mine, theirs = spec.args_model.model_fields, target.args_model.model_fields
+        for arg, field in mine.items():
+            if arg not in theirs or theirs[arg].rebuild_annotation() != field.rebuild_annotation():
+                raise EnvironmentDefinitionError(
+                    f"{cls.__name__}: dry run {spec.name!r} argument {arg!r} must also be an argument of "
+                    f"{target.name!r} with the same type"
+                )
 
 
 def _args_model(cls: type, method: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:
     try:
-        hints = get_type_hints(method)
+        hints = get_type_hints(method, include_extras=True)
     except Exception as exc:
         raise EnvironmentDefinitionError(f"{cls.__name__}.{method.__name__}: cannot resolve type hints: {exc}") from exc
     fields: dict[str, Any] = {}

@@ -280,38 +280,36 @@ def check_protected(
 
 # -- where each check is declared ----------------------------------------------------------------
 
-_CHECK_KEY = re.compile(r"^(?P<kind>[a-z.]+)\[(?P<index>\d+)\]")
+_CHECK_NAME = re.compile(r"^(?P<kind>[a-z.]+)\[(?P<index>[^\]]+)\](?: (?P<subject>\S+))?")
+_LISTED: dict[str, tuple[str, ...]] = {
+    "param": ("expected_params",),
+    "order": ("action_order",),
+    "forbidden.action": ("forbidden", "actions"),
+    "forbidden.param": ("forbidden", "params"),
+    "collateral": ("forbidden", "protected"),
+}
+_KEYED: dict[str, tuple[str, ...]] = {"state": ("expected_state",), "forbidden.state": ("forbidden", "state")}
 
 
 def declared_at(contract: Contract, check_name: str) -> tuple[int | str, ...]:
-    """The location in the task record of the contract entry a check comes from (the check names
-    above: ``state[0] accounts.A.balance`` -> ``("contract", "expected_state", "accounts.A.balance")``).
+    """Where in the task record the contract entry a check comes from is written, from the check's
+    name (above: ``state[0] accounts.A.balance`` -> ``("contract", "expected_state", "accounts.A.balance")``).
 
-    The family's own location when the entry cannot be told (``("contract",)`` at worst).
+    The one mapping from verdicts to YAML, for failing checks in pytest and for the HTML report.
+    ``()`` when the entry cannot be told (a check of another version of the contract).
     """
-    match = _CHECK_KEY.match(check_name)
+    match = _CHECK_NAME.match(check_name)
     if match is None:
-        return ("contract",)
-    kind, index = match["kind"], int(match["index"])
-    keyed: dict[str, tuple[tuple[str, ...], list[str]]] = {
-        "state": (("expected_state",), list(contract.expected_state)),
-        "forbidden.state": (("forbidden", "state"), list(contract.forbidden.state)),
-    }
-    if kind in keyed:
-        prefix, keys = keyed[kind]
-        return ("contract", *prefix, keys[index]) if index < len(keys) else ("contract", *prefix)
+        return ()
+    kind, index, subject = match["kind"], match["index"], match["subject"]
+    number = int(index) if index.isdigit() else None
+    if kind == "reply":
+        return ("contract", "reply_criteria", number) if number is not None else ("contract", "reply_criteria")
     if kind == "action":
-        tools = list(contract.required_counts())
-        if index < len(tools):
-            first = next(i for i, a in enumerate(contract.expected_actions) if a.tool == tools[index])
-            return ("contract", "expected_actions", first)
-        return ("contract", "expected_actions")
-    listed = {
-        "param": ("expected_params",),
-        "order": ("action_order",),
-        "reply": ("reply_criteria",),
-        "forbidden.action": ("forbidden", "actions"),
-        "forbidden.param": ("forbidden", "params"),
-        "collateral": ("forbidden", "protected"),
-    }
-    return ("contract", *listed[kind], index) if kind in listed else ("contract",)
+        tools = [action.tool for action in contract.expected_actions]
+        return ("contract", "expected_actions", tools.index(subject)) if subject in tools else ()
+    if kind in _KEYED and subject and number is not None:
+        return ("contract", *_KEYED[kind], subject)
+    if kind in _LISTED and number is not None:
+        return ("contract", *_LISTED[kind], number)
+    return ()

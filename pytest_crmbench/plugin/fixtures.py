@@ -18,6 +18,7 @@ from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import ScriptedUser, User
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import environment_for
+from pytest_crmbench.env.state import StateError
 from pytest_crmbench.grading import ReplyJudge, not_judged
 from pytest_crmbench.models.llm import ModelClient
 from pytest_crmbench.plugin.stash import environments, settings_key
@@ -57,7 +58,10 @@ def crm_seed(crm_task: Task, crm_settings: RunSettings, request: pytest.FixtureR
 @pytest.fixture
 def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int) -> ToolEnvironment:
     """A freshly reset environment: the domain default with the task's override merged in."""
-    return crm_env_class(crm_task.initial_state, seed=crm_seed)
+    try:
+        return crm_env_class(crm_task.initial_state, seed=crm_seed)
+    except StateError as exc:  # a seed or override the state model refuses: the task's data, one line
+        pytest.fail(f"task {crm_task.id!r}: {exc}", pytrace=False)
 
 
 @pytest.fixture

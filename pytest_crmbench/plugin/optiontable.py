@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from pytest_crmbench.models.llm import DEFAULT_ROLE_MODEL
-from pytest_crmbench.results.gates import check_fraction
+from pytest_crmbench.results.gates import check_fraction, check_significance
 
 SCRIPTED_USER = "scripted"
 NO_JUDGE = "none"
@@ -39,6 +39,18 @@ def number(raw: str | float) -> float:
 def fraction(raw: str | float) -> float:
     """A fraction in [0, 1] (``0.80`` = 80 %); a percentage such as ``80`` is refused, not guessed."""
     return check_fraction(number(raw))
+
+
+def significance(raw: str | float) -> float:
+    """A significance level strictly between 0 and 1 (``0.05``)."""
+    return check_significance(number(raw))
+
+
+def yes_no(raw: str) -> str:
+    value = str(raw).strip().lower()
+    if value not in ("yes", "no"):
+        raise ValueError(f"{raw!r} is neither yes nor no")
+    return value
 
 
 def positive_int(raw: str | int) -> int:
@@ -218,6 +230,14 @@ OPTIONS: tuple[Option, ...] = (
         metavar="DIR",
     ),
     Option(
+        "crm_html",
+        "Write report.html (leaderboard, figures, task pages) into the run directory at the end: yes or no."
+        " Default yes.",
+        yes_no,
+        "yes|no",
+        "yes",
+    ),
+    Option(
         "crm_resume",
         "Continue RUN_DIR: skip items it already has, append to it, report both.",
         metavar="RUN_DIR",
@@ -240,6 +260,12 @@ OPTIONS: tuple[Option, ...] = (
         "Percentage points of allowed drop against --crm-compare. Default 0.",
         non_negative_float,
         "PP",
+    ),
+    Option(
+        "crm_significance",
+        "With --crm-compare: fail on a drop only when the paired test's p-value is below ALPHA (e.g. 0.05).",
+        significance,
+        "ALPHA",
     ),
     Option("crm_max_infra", "Fail the run if more than N results are infra failures or errors.", integer, "N"),
     # -- where content is found (ini only) ---------------------------------------------------

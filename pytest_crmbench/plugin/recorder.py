@@ -23,8 +23,9 @@ from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.plugin.optionvalue import option_value
-from pytest_crmbench.results import report, tables
+from pytest_crmbench.results import paired, report, tables
 from pytest_crmbench.results.gates import Gates, GateVerdict, evaluate
+from pytest_crmbench.results.html import REPORT_HTML, write_report
 from pytest_crmbench.results.records import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -47,6 +48,7 @@ from pytest_crmbench.results.rundir import (
     secret_values,
 )
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
+from pytest_crmbench.results.sources import load_sources
 from pytest_crmbench.run.settings import RunSettings
 
 DONE_INPUT = "crm_done"
@@ -60,6 +62,8 @@ class RecordSettings:
     """Where this run is written; None: not written (a gold run without ``--crm-run-dir``)."""
     resume: Path | None
     gates: Gates
+    html: bool = True
+    """Write ``report.html`` into the run directory at the end."""
 
 
 record_settings_key = pytest.StashKey[RecordSettings]()
@@ -92,10 +96,17 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
         max_drop=option_value(config, "crm_max_drop"),
         max_infra=option_value(config, "crm_max_infra"),
+        significance=option_value(config, "crm_significance"),
     )
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
-    return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates)
+    if gates.significance is not None and gates.compare is None:
+        raise pytest.UsageError("--crm-significance needs --crm-compare=BASELINE_RUN")
+    return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates, html=_yes(config, "crm_html"))
+
+
+def _yes(config: pytest.Config, name: str) -> bool:
+    return bool(option_value(config, name) != "no")
 
 
 def system_name(settings: RunSettings) -> str:
@@ -222,6 +233,8 @@ class RunRecorder:
         self.other_failures = 0
         self.verdict: GateVerdict | None = None
         self.not_run = 0
+        self.html_report: Path | None = None
+        self.html_problem: str | None = None
         self._task_set: RunTasks | None = None
         self._task_set_problem: str | None = None
         self.run_dir = RunDir(options.run_dir) if options.run_dir else None
@@ -373,14 +386,39 @@ class RunRecorder:
         records = self.all_records()
         if self.run_dir and (records or self._manifest_written):
             leaderboard = self.leaderboard(records)
-            self.run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
+            self.run_dir.write_leaderboard(self._leaderboard_json(leaderboard, records), tables.markdown(leaderboard))
+            if self.options.html and records:
+                self._write_html()
         if self.options.gates.active:
             self.verdict = evaluate(self.options.gates, records, self.baseline)
             if self.not_run:
                 # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
                 failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
-                self.verdict = GateVerdict(failures, self.verdict.notes)
+                self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
             self._gate_exit_status(session, self.verdict)
+
+    def _leaderboard_json(self, leaderboard: report.Leaderboard, records: list[ResultRecord]) -> dict[str, Any]:
+        """The tables as data; with --crm-compare, the paired comparison and its flipped tasks too."""
+        data = report.as_json(leaderboard)
+        if self.baseline is not None:
+            comparison = paired.compare(records, self.baseline)
+            data["comparison"] = {
+                "baseline": str(self.options.gates.compare),
+                **(comparison.as_json() if comparison else {"paired_tasks": 0}),
+            }
+        return data
+
+    def _write_html(self) -> None:
+        """``report.html``, with the baseline first when there is one (then it shows the paired comparison)."""
+        assert self.run_dir is not None
+        runs = [p for p in (self.options.gates.compare, self.run_dir.path) if p is not None]
+        task_set = self.task_set()
+        root = self.settings.content_root
+        files = [root / f for f in task_set.files] if task_set else []
+        try:
+            self.html_report = write_report(runs, self.run_dir.path / REPORT_HTML, load_sources(files, root))
+        except Exception as exc:  # derived from files already written: a failure here must not fail the run
+            self.html_problem = f"report.html not written ({type(exc).__name__}: {exc}); crmbench report can retry"
 
     def _gate_exit_status(self, session: pytest.Session, verdict: GateVerdict) -> None:
         # Like --max-warnings: the gate decides only when nothing else went wrong. A failing

@@ -17,6 +17,7 @@ from pytest_crmbench.core.display import shown
 from pytest_crmbench.plugin.collect import is_infra_report
 from pytest_crmbench.plugin.recorder import RunRecorder, is_task_nodeid
 from pytest_crmbench.results import tables
+from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.progress import Progress
 from pytest_crmbench.results.records import ResultRecord
 from pytest_crmbench.results.selftest import selftest_lines
@@ -110,6 +111,14 @@ class RunSummary:
             lines.append(counts)
         if recorder.run_dir is not None:
             lines.append(f"run directory: {shown(recorder.run_dir.path, self.config.rootpath)}")
+        if recorder.html_report is not None:
+            lines.append(f"report: {shown(recorder.html_report, self.config.rootpath)}")
+        if recorder.html_problem is not None:
+            lines.append(recorder.html_problem)
+        comparison = recorder.verdict.comparison if recorder.verdict is not None else None
+        if comparison is not None:
+            lines.append(f"compared with the baseline: {comparison.summary()}")
+            lines.extend(f"  {line}" for line in flip_lines(comparison))
         return lines
 
     def _score_lines(self, records: list[ResultRecord]) -> list[str]:

@@ -1,8 +1,9 @@
 """Structural checks of one task against its domain (spec §A.5 step 2, "bind the evidence").
 
 Every tool a contract or gold path names exists in the environment; every parameter assertion
-and literal gold argument validates against the tool's typed schema; every state path exists in
-the reset state; the contract is consistent; the domain graph exposes every tool the task names.
+and literal gold argument validates against the tool's typed schema; the reset state passes the
+domain's state model and invariants (:mod:`~pytest_crmbench.release.world`); every state path
+exists in it; the contract is consistent; the domain graph exposes every tool the task names.
 Each problem is a :class:`~pytest_crmbench.core.errors.SpecError` at the offending field.
 """
 
@@ -19,9 +20,11 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.matchers import MISSING, RESULT, operator_of, result_reference
 from pytest_crmbench.core.paths import deepest_existing, resolve
 from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
-from pytest_crmbench.env.environment import ToolEnvironment, deep_merge
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.values import REJECTION_ERROR
 from pytest_crmbench.reference.graph import CapabilityGraph
 from pytest_crmbench.release.taskset import problem
+from pytest_crmbench.release.world import initial_state
 
 Loc = tuple[int | str, ...]
 
@@ -84,10 +87,12 @@ def check_record(
     record: TaskRecord, environment: type[ToolEnvironment], graph: CapabilityGraph | None
 ) -> list[SpecError]:
     """Every structural problem of one task in its domain."""
+    state, world = initial_state(record, environment)
     return [
         *_unknown_tools(record, environment),
         *_typed_arguments(record, environment),
-        *_state_paths(record, environment),
+        *world,
+        *(_state_paths(record, state) if state is not None else []),
         *_consistency(record),
         *_exposure(record, graph, environment),
     ]
@@ -106,15 +111,19 @@ def _unknown_tools(record: TaskRecord, environment: type[ToolEnvironment]) -> It
 def _adapter(args_model: type[BaseModel], name: str) -> TypeAdapter[Any]:
     # One adapter per tool argument, built once: validating a single field through the tool's
     # own annotation gives the same coercions the environment applies to a real call.
-    annotation: Any = args_model.model_fields[name].annotation
+    annotation: Any = args_model.model_fields[name].rebuild_annotation()  # with its value rules
     return TypeAdapter(annotation)
 
 
 def _type_error(args_model: type[BaseModel], name: str, value: Any) -> str | None:
+    """Why ``value`` is not of the argument's type, or None. A value of the right type that breaks
+    a value rule (``amount: 0``) is well-formed: the tool rejects it, and a contract may expect or
+    forbid exactly that attempt."""
     try:
         _adapter(args_model, name).validate_python(value)
     except ValidationError as exc:
-        return "; ".join(str(e["msg"]) for e in exc.errors(include_url=False))
+        errors = [e for e in exc.errors(include_url=False) if e["type"] != REJECTION_ERROR]
+        return "; ".join(str(e["msg"]) for e in errors) or None
     return None
 
 
@@ -173,21 +182,8 @@ def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> 
 # -- state paths -------------------------------------------------------------------------------
 
 
-def reset_state(task: Task, environment: type[ToolEnvironment]) -> dict[str, Any]:
-    """The domain's default state with the task's override merged in (what an episode starts from)."""
-    instance = environment.__new__(environment)
-    override = instance.prepare_override(task.initial_state) if task.initial_state else {}
-    return deep_merge(environment.cached_default_state(), override)
-
-
-def _state_paths(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:
-    task = record.task
-    try:
-        state = reset_state(task, environment)
-    except Exception as exc:  # a bad override must be reported, not crash the whole validation
-        yield problem(record, ("initial_state",), f"cannot build the reset state: {type(exc).__name__}: {exc}")
-        return
-    contract = task.contract
+def _state_paths(record: TaskRecord, state: dict[str, Any]) -> Iterator[SpecError]:
+    contract = record.task.contract
     declared: list[tuple[Loc, str, bool]] = [
         *((("contract", "expected_state", p), p, True) for p in contract.expected_state),
         *((("contract", "forbidden", "state", p), p, True) for p in contract.forbidden.state),

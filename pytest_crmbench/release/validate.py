@@ -25,6 +25,7 @@ from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.sufficiency import information_problems
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
+from pytest_crmbench.release.world import seed_problems
 
 
 @dataclass
@@ -67,9 +68,13 @@ def validate(
     report = ValidationReport(tasks=len(task_set.records), gold=gold, problems=list(task_set.problems))
     manifest = _manifest(tasks_dir, report)
     report.problems.extend(_graph_problems(task_set))
+    seeds = list(_seed_problems(task_set))
+    report.problems.extend(problem for _, problem in seeds)
+    broken = {domain for domain, _ in seeds}  # no episode can start in a broken world: replay nothing there
     mutations = MutationRun(task_set, manifest)
     for record in task_set.records:
-        report.problems.extend(_record_problems(record, task_set, manifest, mutations if gold else None))
+        replay = gold and record.task.domain not in broken
+        report.problems.extend(_record_problems(record, task_set, manifest, mutations if replay else None))
     if gold:
         report.problems.extend(mutations.gate())
         report.survivors = mutations.audit.survivors()
@@ -98,6 +103,15 @@ def _graph_problems(task_set: TaskSet) -> Iterator[SpecError]:
                 file=shown(task_set.graph_files[domain]),
                 field="nodes",
             )
+
+
+def _seed_problems(task_set: TaskSet) -> Iterator[tuple[str, SpecError]]:
+    envs_dir = task_set.envs_dir or Path("envs")
+    for domain in task_set.domains():
+        environment = task_set.environments.get(domain)
+        if environment is not None:
+            for found in seed_problems(environment, envs_dir / domain):
+                yield domain, found
 
 
 def _record_problems(

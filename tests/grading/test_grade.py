@@ -44,7 +44,14 @@ def test_case_a_rejected_transfer_then_retry_succeeds(
     evidence = run_episode(task, mini_env_class(task.initial_state, seed=997688223), agent, user, agent_name="scripted")
 
     assert [c.result for c in evidence.tool_calls if c.name == "validate_transfer"] == [
-        {"valid": False, "code": 422, "reason": "Insufficient funds"},
+        {
+            "valid": False,
+            "reason": "Insufficient funds",
+            "code": 422,
+            "error_code": "INSUFFICIENT_FUNDS",
+            "message": "ACC-1 holds 180.00.",
+            "param": "amount",
+        },
         {"valid": True},
     ]
     assert [m.turn for m in evidence.messages] == [0, 0, 1, 1, 2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.helpers import CrmProject
+from tests.integration.helpers import CrmProject, mini_text, replace_once
 
 AGENTS_CONFTEST = """
 from pytest_crmbench.core.errors import AgentAbort, InfraError
@@ -71,3 +71,17 @@ def test_a_bug_in_the_agent_is_a_failure_with_its_traceback(project: CrmProject)
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     result.assert_outcomes(failed=2, deselected=4)
     result.stdout.fnmatch_lines(["*return {}[[]'missing']*", "E   *KeyError: 'missing'", "conftest.py:*: KeyError"])
+
+
+def test_an_override_the_state_model_refuses_fails_the_task_in_one_line(mini_project: CrmProject) -> None:
+    text = replace_once(mini_text(), "accounts: {ACC-1: {balance: 999.99}}", "accounts: {ACC-1: {balance: 999.999}}")
+    mini_project.write("mini.yaml", text)
+    result = mini_project.run("-k", "override")
+    result.assert_outcomes(errors=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        [
+            "*task 'mini_override_01': initial_state.accounts.ACC-1.balance: "
+            "Amount cannot have more than two decimal places.*"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()

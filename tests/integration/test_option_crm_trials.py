@@ -31,7 +31,8 @@ def test_trials_get_their_own_seeds_and_are_reported(mini_project: CrmProject) -
         [
             "*- crmbench -*",
             "3 task(s) in trial 1 of 2: 0 success, 3 failure, 0 not judged, 0 infra",
-            "2 trials: t1 0.00%, t2 0.00%; mean 0.00%, sample std 0.00 pp; pass^2 0.00%",
+            "2 trials: t1 0.00%, t2 0.00%; mean 0.00% [[]0.0-56.1[]] (95% CI, bootstrap over tasks), sample std"
+            " 0.00 pp; pass^2 0.00%; flip rate 0.00%",
         ]
     )
     records = load_run(mini_project.path / "run").records

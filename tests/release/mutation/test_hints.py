@@ -26,7 +26,7 @@ class {name}(ToolEnvironment):
         \"\"\"How many notes.\"\"\"
         return {{"n": len(self.state["notes"])}}
 
-    @tool
+    @tool(kind="write")
     def note(self, text: str) -> dict:
         \"\"\"Add a note.
 

@@ -17,7 +17,7 @@ class Shop(ToolEnvironment):
     def default_state(self) -> dict[str, Any]:
         return {}
 
-    @tool
+    @tool(kind="write")
     def pay(
         self,
         account_id: str,

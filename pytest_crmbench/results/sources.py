@@ -1,0 +1,71 @@
+"""Where a task and each of its checks are written: the task files behind a report.
+
+A result record names its checks (``state[0] accounts.ACC-1.balance``) but not the task's user
+brief or the YAML line of each check; the report reads them from the task files. Files that fail
+to load are reported, not fatal: a report of saved runs must still be written when someone has
+since broken a task file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from pytest_crmbench.core.display import shown as display
+from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.core.loader import line_of, parse_yaml, task_records
+from pytest_crmbench.core.spec import Contract, Task
+from pytest_crmbench.core.taskfiles import TaskFiles
+from pytest_crmbench.grading.checks import declared_at
+
+
+@dataclass(frozen=True)
+class TaskSource:
+    """A task as written: the model, its file (as shown) and the line of every declared check."""
+
+    task: Task
+    file: str
+    line: int
+    node: yaml.Node = field(repr=False, compare=False)
+
+    def check_line(self, check_name: str) -> int:
+        """The YAML line of the check a verdict is named after (the task's line when unknown)."""
+        loc = check_location(check_name, self.task.contract)
+        return line_of(self.node, loc) if loc else self.line
+
+
+@dataclass(frozen=True)
+class Sources:
+    tasks: dict[str, TaskSource]
+    problems: list[str]
+
+
+def check_location(name: str, contract: Contract) -> tuple[str | int, ...] | None:
+    """The contract field a check verdict comes from, as a path into the task record."""
+    return declared_at(contract, name) or None
+
+
+def load_sources(files: Iterable[Path], root: Path | None = None) -> Sources:
+    """Every task of ``files`` with its YAML nodes; files that do not load become problems."""
+    tasks: dict[str, TaskSource] = {}
+    problems: list[str] = []
+    for path in files:
+        shown = display(path, root)
+        try:
+            data, tree = parse_yaml(path.read_text(encoding="utf-8"), shown)
+            records = task_records(data, tree, path=path, shown=shown)
+        except (OSError, UnicodeDecodeError, CrmbenchError) as exc:
+            problems.append(f"{shown}: not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
+            continue
+        nodes = tree.value if isinstance(tree, yaml.SequenceNode) else []
+        for record in records:
+            tasks[record.task.id] = TaskSource(record.task, shown, record.line, nodes[record.index])
+    return Sources(tasks, problems)
+
+
+def task_files_in(folder: Path) -> list[Path]:
+    """The task files of a folder (the one rule of :mod:`pytest_crmbench.core.taskfiles`)."""
+    return TaskFiles.folder().find(folder)

@@ -1,0 +1,68 @@
+"""docs/authoring-tasks.md stays true: its worked example validates, and a newcomer adding that
+domain to this repository meets exactly the three failures the guide documents, in its order."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.cli.main import main
+
+REPO = Path(__file__).parents[1]
+EXAMPLE = REPO / "docs" / "example"
+
+
+def validate(root: Path, *flags: str) -> int:
+    return main(
+        [
+            "validate",
+            "--gold",
+            *flags,
+            "--tasks",
+            str(root / "tasks"),
+            "--envs",
+            str(root / "envs"),
+            "--agents",
+            str(root / "agents"),
+        ]
+    )
+
+
+def test_the_worked_example_passes_the_release_gate(capsys: pytest.CaptureFixture[str]) -> None:
+    assert validate(EXAMPLE) == 0, capsys.readouterr().out
+    assert "crmbench validate: 4 task(s), 0 problem(s)" in capsys.readouterr().out
+
+
+def test_a_newcomer_meets_the_three_documented_failures(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for folder in ("tasks", "envs", "agents"):
+        shutil.copytree(REPO / folder, tmp_path / folder)
+    shutil.copytree(EXAMPLE / "envs" / "bank", tmp_path / "envs" / "bank")
+    shutil.copy(EXAMPLE / "tasks" / "bank.yaml", tmp_path / "tasks" / "bank.yaml")
+    guide = (REPO / "docs" / "authoring-tasks.md").read_text(encoding="utf-8")
+
+    assert validate(tmp_path) == 1
+    out = capsys.readouterr().out
+    missing_graph = "field 'domain': no agent graph for domain 'bank' (agents/<domain>.yaml)"
+    count = "field 'invariants.tasks_per_domain.bank': the manifest declares 0 task(s), the task files have 4"
+    drift = "lock drift: environment 'bank' added"
+    for message in (missing_graph, count, drift):
+        assert message in out and message in guide, message
+
+    shutil.copy(EXAMPLE / "agents" / "bank.yaml", tmp_path / "agents" / "bank.yaml")
+    manifest = tmp_path / "tasks" / "manifest.yaml"
+    text = manifest.read_text(encoding="utf-8")
+    text = text.replace("tasks_per_domain: {payments: 73}", "tasks_per_domain: {payments: 73, bank: 4}")
+    text = text.replace("{easy: 26, medium: 27, hard: 20}", "{easy: 28, medium: 28, hard: 21}")
+    text = text.replace(
+        "free_text_arguments:\n", "free_text_arguments:\n  bank: [execute_transfer.memo, freeze_account.reason]\n"
+    )
+    manifest.write_text(re.sub(r"(?m)^version: .*$", "version: 9.9.9", text, count=1), encoding="utf-8")
+    assert validate(tmp_path) == 1
+    problems = [line for line in capsys.readouterr().out.splitlines()[:-1] if not line.startswith("mutation audit ")]
+    assert problems and all("lock drift" in line for line in problems), problems
+
+    assert validate(tmp_path, "--write-lock") == 0
+    assert validate(tmp_path) == 0
