@@ -85,6 +85,7 @@ class Bant(BaseModel):
 
 
 class Lead(Record):
+    id_prefix = "LEAD"
     # No owner_field: lead records are public read/write across the sales team (the org-wide
     # default); "never work another rep's lead" is a policy rule, so a task can see it broken.
     lead_id: str = Field(description="e.g. LEAD-30012.")
