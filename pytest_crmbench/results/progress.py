@@ -54,8 +54,9 @@ class Progress:
         self.total = total
         self.interval_s = interval_s
         self.clock = clock
-        self.started = clock()
-        self.last_shown = self.started
+        self.started: float | None = None
+        """When the first result came in: unit tests collected with the tasks may run for minutes first."""
+        self.last_shown = 0.0
         self.last_count = 0
 
     def update(self, records: list[ResultRecord]) -> str | None:
@@ -63,6 +64,8 @@ class Progress:
         if not self.interval_s or len(records) == self.last_count:
             return None
         now = self.clock()
+        if self.started is None:
+            self.started = self.last_shown = now
         if now - self.last_shown < self.interval_s:
             return None
         self.last_shown, self.last_count = now, len(records)

@@ -35,8 +35,15 @@ class Clock:
 def test_at_most_one_line_per_interval_and_none_without_news() -> None:
     clock = Clock()
     progress = Progress(10, 30.0, clock)
+    clock.now = 500  # unit tests ran first: the interval counts from the first task result
     records = [record("a", "success")]
     assert progress.update(records) is None  # too soon
+    clock.now = 531
+    line = progress.update(records)
+    assert line is not None and line.endswith(", 0m31s")  # elapsed since the first result
+    progress = Progress(10, 30.0, clock)
+    clock.now = 0
+    assert progress.update(records) is None
     clock.now = 31
     assert progress.update(records) is not None
     records.append(record("b", "failure"))
