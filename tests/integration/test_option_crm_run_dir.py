@@ -131,3 +131,5 @@ def test_progress_lines_while_a_run_goes_on(mini_project: CrmProject) -> None:
     assert progress, result.stdout.str()
     assert progress[-1].startswith("crmbench progress: 6/6 task results, 0.0% success (0/6 scored), 0 infra, $0.00")
     assert "crmbench progress" not in mini_project.run("--crm-agent=null").stdout.str()
+    # Never for the gold self-test: seconds long, and a running "success rate" of it would alarm.
+    assert "crmbench progress" not in mini_project.run("--crm-progress=0.000001").stdout.str()
