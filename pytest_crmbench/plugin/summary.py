@@ -103,10 +103,7 @@ class RunSummary:
         records = recorder.all_records()
         if not records:
             return []
-        if self.is_selftest():
-            lines = selftest_lines(records)
-        else:
-            lines = self._score_lines(records)
+        lines = selftest_lines(records) if self.is_selftest() else self._score_lines(records)
         if recorder.previous:
             lines.append(f"resumed: {len(recorder.previous)} earlier result(s) merged, {len(recorder.records)} new")
         if recorder.not_run:
