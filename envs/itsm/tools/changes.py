@@ -120,6 +120,9 @@ class ChangeTools(ItsmTools):
         change = self.get("changes", change_id)
         message = f"{change_id} is {change['state']}."
         require(change["state"] in ("new", "assess", "authorize", "scheduled"), 409, "INVALID_STATE", message)
+        same = (change["planned_start"], change["planned_end"]) == (planned_start, planned_end)
+        message = f"{change_id} is already scheduled for that window."
+        require(not (change["state"] == "scheduled" and same), 409, "ALREADY_SCHEDULED", message)
         approved = change["change_type"] == "standard" or change["cab_approval"] == "approved"
         message = f"{change_id} is a {change['change_type']} change without CAB approval ({change['cab_approval']})."
         require(approved, 403, "CAB_APPROVAL_REQUIRED", message)
