@@ -19,6 +19,18 @@ class RequestTools(ItsmTools):
         return {"items": list(self.state["catalog"].values())}
 
     @tool(kind="read")
+    def list_request_items(self, requested_for: str) -> dict[str, Any]:
+        """List the requested items (RITMs) for an employee with their item, state and total.
+
+        Args:
+            requested_for: Employee id the items are for.
+        """
+        self.get("users", requested_for, param="requested_for")
+        fields = ("ritm_id", "request_id", "item_id", "quantity", "total", "state")
+        items = self.state["request_items"].values()
+        return {"request_items": [{k: r[k] for k in fields} for r in items if r["requested_for"] == requested_for]}
+
+    @tool(kind="read")
     def get_request_item(self, ritm_id: str) -> dict[str, Any]:
         """Get a requested item (RITM) with its state and approvals.
 
