@@ -96,6 +96,8 @@ class IncidentTools(ItsmTools):
         require(priority is None, 422, "PRIORITY_DERIVED", message, param="priority")
         require(impact is not None or urgency is not None, 422, "NOTHING_TO_UPDATE", "Give impact or urgency.")
         incident = self.open_incident(incident_id)
+        unchanged = impact in (None, incident["impact"]) and urgency in (None, incident["urgency"])
+        require(not unchanged, 409, "NO_CHANGE", f"{incident_id} already has that impact and urgency.")
         incident["impact"] = impact or incident["impact"]
         incident["urgency"] = urgency or incident["urgency"]
         incident["priority"] = priority_of(incident["impact"], incident["urgency"])
@@ -117,6 +119,8 @@ class IncidentTools(ItsmTools):
         require(group["kind"] == "assignment" and group["active"], 422, "NOT_ASSIGNMENT_GROUP", message, param="group_id")
         if assigned_to is not None and assigned_to not in group["members"]:
             raise Rejection(422, "NOT_GROUP_MEMBER", f"{assigned_to} is not in {group_id}.", param="assigned_to")
+        same = (incident["assignment_group"], incident["assigned_to"]) == (group_id, assigned_to)
+        require(not same, 409, "ALREADY_ASSIGNED", f"{incident_id} is already assigned that way.")
         incident.update(assignment_group=group_id, assigned_to=assigned_to)
         if incident["state"] == "new":
             incident["state"] = "in_progress"
