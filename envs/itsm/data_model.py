@@ -168,7 +168,7 @@ class Approval(BaseModel):
 
     approver_id: str
     role: Literal["manager", "data_owner"]
-    state: Literal["requested", "approved", "rejected"] = "requested"
+    state: Literal["requested", "approved", "rejected", "not_required"] = "requested"
 
 
 class Request(Record):

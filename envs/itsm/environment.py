@@ -18,9 +18,7 @@ from .tools import ChangeTools, CmdbTools, IncidentTools, PeopleTools, ProblemTo
 SEED_PATH = Path(__file__).with_name("seed.json")
 
 
-class ItsmEnvironment(
-    PeopleTools, IncidentTools, ProblemTools, RequestTools, ChangeTools, CmdbTools, WorldInvariants
-):
+class ItsmEnvironment(PeopleTools, IncidentTools, ProblemTools, RequestTools, ChangeTools, CmdbTools, WorldInvariants):
     """An IT service desk: incidents, problems, catalog and access requests, changes, the CMDB."""
 
     domain = "itsm"

@@ -8,6 +8,7 @@ changed, and the moves the policy forbids: acting under someone else's id (polic
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 

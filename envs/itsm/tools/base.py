@@ -8,6 +8,7 @@ from typing import Any
 from pytest_crmbench import ToolEnvironment, require
 from pytest_crmbench.env.state import Collection
 
+
 def priority_of(impact: int, urgency: int) -> int:
     """ServiceNow's priority lookup: impact 1 x urgency 1 is P1, 3 x 3 is P5."""
     return impact + urgency - 1

@@ -62,14 +62,27 @@ class ChangeTools(ItsmTools):
         ci = self.get("cis", ci_id, param="ci_id")
         templates = self.state["settings"]["standard_templates"]
         if change_type == "standard":
-            require(template_id is not None, 422, "TEMPLATE_REQUIRED", "A standard change needs a template.", param="template_id")
-            require(template_id in templates, 404, "TEMPLATE_NOT_FOUND", f"No template {template_id!r}.", param="template_id")
+            require(
+                template_id is not None,
+                422,
+                "TEMPLATE_REQUIRED",
+                "A standard change needs a template.",
+                param="template_id",
+            )
+            require(
+                template_id in templates,
+                404,
+                "TEMPLATE_NOT_FOUND",
+                f"No template {template_id!r}.",
+                param="template_id",
+            )
             message = f"{ci_id} is high criticality; raise a normal change for it."
             require(ci["criticality"] != "high", 422, "TEMPLATE_NOT_APPLICABLE", message, param="change_type")
         else:
             message = "Templates are for standard changes only."
             require(template_id is None, 422, "TEMPLATE_NOT_ALLOWED", message, param="template_id")
-        change = {"requested_by": requested_by, "change_type": change_type, "short_description": short_description}
+        change: dict[str, Any] = {"requested_by": requested_by, "change_type": change_type}
+        change["short_description"] = short_description
         change |= {"ci_id": ci_id, "risk": RISK[ci["criticality"]], "template_id": template_id}
         created = self.insert("changes", change)
         return {k: created[k] for k in ("change_id", "change_type", "risk", "state", "cab_approval")}
@@ -108,7 +121,11 @@ class ChangeTools(ItsmTools):
         change.update(cab_approval="approved", approved_by=approver_id)
         return {"change_id": change_id, "cab_approval": "approved", "state": change["state"]}
 
-    @dry_run("check_schedule", of="schedule_change", reasons={"BLACKOUT_WINDOW": "Blackout window", "CI_CONFLICT": "Conflicting change"})
+    @dry_run(
+        "check_schedule",
+        of="schedule_change",
+        reasons={"BLACKOUT_WINDOW": "Blackout window", "CI_CONFLICT": "Conflicting change"},
+    )
     def schedule_rules(self, change_id: str, planned_start: Timestamp, planned_end: Timestamp) -> dict[str, Any]:
         """Check whether a change could be scheduled in a window, without scheduling it.
 
@@ -134,12 +151,17 @@ class ChangeTools(ItsmTools):
                 message = f"The window overlaps blackout {blackout['blackout_id']} ({blackout['name']})."
                 raise Rejection(409, "BLACKOUT_WINDOW", message, param="planned_start")
         for other in self.state["changes"].values():
-            clash = other["change_id"] != change_id and other["ci_id"] == change["ci_id"]
-            if clash and other["state"] in OPEN_CHANGE and other["planned_start"] and other["planned_end"]:
-                if overlaps(planned_start, planned_end, other["planned_start"], other["planned_end"]):
-                    message = f"{other['change_id']} is planned on {change['ci_id']} in an overlapping window."
-                    raise Rejection(409, "CI_CONFLICT", message, param="planned_start")
+            if self._clashes(change, other, planned_start, planned_end):
+                message = f"{other['change_id']} is planned on {change['ci_id']} in an overlapping window."
+                raise Rejection(409, "CI_CONFLICT", message, param="planned_start")
         return {"change_id": change_id, "planned_start": planned_start, "planned_end": planned_end}
+
+    @staticmethod
+    def _clashes(change: dict[str, Any], other: dict[str, Any], start: str, end: str) -> bool:
+        """Another open, planned change on the same CI whose window overlaps this one."""
+        same_ci = other["change_id"] != change["change_id"] and other["ci_id"] == change["ci_id"]
+        planned = other["state"] in OPEN_CHANGE and other["planned_start"] and other["planned_end"]
+        return bool(same_ci and planned and overlaps(start, end, other["planned_start"], other["planned_end"]))
 
     @tool(kind="write")
     def schedule_change(self, change_id: str, planned_start: Timestamp, planned_end: Timestamp) -> dict[str, Any]:
@@ -154,4 +176,9 @@ class ChangeTools(ItsmTools):
         self.schedule_rules(change_id, planned_start, planned_end)
         change = self.state["changes"][change_id]
         change.update(state="scheduled", planned_start=planned_start, planned_end=planned_end)
-        return {"change_id": change_id, "state": "scheduled", "planned_start": planned_start, "planned_end": planned_end}
+        return {
+            "change_id": change_id,
+            "state": "scheduled",
+            "planned_start": planned_start,
+            "planned_end": planned_end,
+        }

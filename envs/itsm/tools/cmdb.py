@@ -28,7 +28,11 @@ class CmdbTools(ItsmTools):
         """
         needle = query.strip().casefold()
         fields = ("ci_id", "name", "ci_class", "criticality", "status", "assigned_to")
-        found = [{k: ci[k] for k in fields} for ci in self.state["cis"].values() if needle and needle in ci["name"].casefold()]
+        found = [
+            {k: ci[k] for k in fields}
+            for ci in self.state["cis"].values()
+            if needle and needle in ci["name"].casefold()
+        ]
         return {"cis": found}
 
     @tool(kind="read")

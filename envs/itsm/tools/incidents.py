@@ -71,7 +71,7 @@ class IncidentTools(ItsmTools):
         """
         self.active_user(caller_id, param="caller_id")
         group = self.get("cis", ci_id, param="ci_id")["support_group"] if ci_id else None
-        incident = {"caller_id": caller_id, "short_description": short_description, "ci_id": ci_id}
+        incident: dict[str, Any] = {"caller_id": caller_id, "short_description": short_description, "ci_id": ci_id}
         incident |= {"impact": impact, "urgency": urgency, "priority": priority_of(impact, urgency)}
         created = self.insert("incidents", {**incident, "assignment_group": group, "opened_at": self.stamp()})
         return {k: created[k] for k in ("incident_id", "priority", "state", "assignment_group", "opened_at")}
@@ -116,7 +116,9 @@ class IncidentTools(ItsmTools):
         incident = self.open_incident(incident_id)
         group = self.get("groups", group_id, param="group_id")
         message = f"{group_id} is an access group, not an assignment group."
-        require(group["kind"] == "assignment" and group["active"], 422, "NOT_ASSIGNMENT_GROUP", message, param="group_id")
+        require(
+            group["kind"] == "assignment" and group["active"], 422, "NOT_ASSIGNMENT_GROUP", message, param="group_id"
+        )
         if assigned_to is not None and assigned_to not in group["members"]:
             raise Rejection(422, "NOT_GROUP_MEMBER", f"{assigned_to} is not in {group_id}.", param="assigned_to")
         same = (incident["assignment_group"], incident["assigned_to"]) == (group_id, assigned_to)
@@ -138,7 +140,9 @@ class IncidentTools(ItsmTools):
         incident = self.open_incident(incident_id)
         require(incident["state"] != "on_hold", 409, "ALREADY_ON_HOLD", f"{incident_id} is already on hold.")
         message = "Say what the caller must provide."
-        require(hold_reason != "awaiting_caller" or comment.strip() != "", 422, "COMMENT_REQUIRED", message, param="comment")
+        require(
+            hold_reason != "awaiting_caller" or comment.strip() != "", 422, "COMMENT_REQUIRED", message, param="comment"
+        )
         incident.update(state="on_hold", hold_reason=hold_reason)
         if comment.strip():
             self.note(incident_id, "service_desk", comment.strip())
@@ -153,9 +157,7 @@ class IncidentTools(ItsmTools):
             text: The note.
         """
         tables = ("incidents", "problems", "changes")
-        require(
-            any(record_id in self.state[t] for t in tables), 404, "RECORD_NOT_FOUND", f"No record {record_id!r}."
-        )
+        require(any(record_id in self.state[t] for t in tables), 404, "RECORD_NOT_FOUND", f"No record {record_id!r}.")
         entry = self.note(record_id, "service_desk", text)
         return {"note_id": entry["note_id"], "record_id": record_id}
 
@@ -201,7 +203,9 @@ class IncidentTools(ItsmTools):
             incident_id: The duplicate.
             parent_id: The incident it duplicates.
         """
-        require(incident_id != parent_id, 422, "SAME_INCIDENT", "An incident cannot duplicate itself.", param="parent_id")
+        require(
+            incident_id != parent_id, 422, "SAME_INCIDENT", "An incident cannot duplicate itself.", param="parent_id"
+        )
         incident = self.open_incident(incident_id)
         parent = self.get("incidents", parent_id, param="parent_id")
         message = f"{parent_id} is {parent['state']}; the parent must not be canceled."

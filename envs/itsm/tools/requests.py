@@ -106,7 +106,9 @@ class RequestTools(ItsmTools):
         require(approver_id != ritm["requested_for"], 403, "SELF_APPROVAL", message, param="approver_id")
         pending = [a for a in ritm["approvals"] if a["approver_id"] == approver_id and a["state"] == "requested"]
         if not pending:
-            raise Rejection(403, "NOT_AN_APPROVER", f"{approver_id} has no pending approval on {ritm_id}.", param="approver_id")
+            raise Rejection(
+                403, "NOT_AN_APPROVER", f"{approver_id} has no pending approval on {ritm_id}.", param="approver_id"
+            )
         require(ritm["state"] == "pending_approval", 409, "NOT_PENDING", f"{ritm_id} is {ritm['state']}.")
         pending[0]["state"] = decision
         states = {a["state"] for a in ritm["approvals"]}
@@ -147,4 +149,7 @@ class RequestTools(ItsmTools):
         message = f"{ritm_id} is {ritm['state']}."
         require(ritm["state"] in ("pending_approval", "approved"), 409, "NOT_CANCELABLE", message)
         ritm["state"] = "canceled"
+        for approval in ritm["approvals"]:
+            if approval["state"] == "requested":
+                approval["state"] = "not_required"  # ServiceNow's "No Longer Required"
         return {"ritm_id": ritm_id, "state": "canceled"}
