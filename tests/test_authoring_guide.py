@@ -54,8 +54,13 @@ def test_a_newcomer_meets_the_three_documented_failures(tmp_path: Path, capsys: 
     shutil.copy(EXAMPLE / "agents" / "bank.yaml", tmp_path / "agents" / "bank.yaml")
     manifest = tmp_path / "tasks" / "manifest.yaml"
     text = manifest.read_text(encoding="utf-8")
-    text = text.replace("tasks_per_domain: {payments: 73}", "tasks_per_domain: {payments: 73, bank: 4}")
-    text = text.replace("{easy: 26, medium: 27, hard: 20}", "{easy: 28, medium: 28, hard: 21}")
+    # Add the bank's 4 tasks (2 easy, 1 medium, 1 hard) to whatever the repository's domains declare.
+    text = re.sub(r"tasks_per_domain: \{(.*)\}", r"tasks_per_domain: {\1, bank: 4}", text, count=1)
+    totals = re.search(r"tasks_per_difficulty: \{easy: (\d+), medium: (\d+), hard: (\d+)\}", text)
+    assert totals is not None, "the manifest lost its tasks_per_difficulty line"
+    easy, medium, hard = (int(n) for n in totals.groups())
+    added = f"tasks_per_difficulty: {{easy: {easy + 2}, medium: {medium + 1}, hard: {hard + 1}}}"
+    text = text[: totals.start()] + added + text[totals.end() :]
     text = text.replace(
         "free_text_arguments:\n", "free_text_arguments:\n  bank: [execute_transfer.memo, freeze_account.reason]\n"
     )
