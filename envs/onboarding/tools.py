@@ -42,6 +42,15 @@ class OnboardingTools(ToolEnvironment):
         docs = self.state["documents"].values()
         return {d["doc_type"] for d in docs if d["application_id"] == application_id and d["status"] == "accepted"}
 
+    def keep_an_admin(self, app: dict[str, Any], user: dict[str, Any]) -> None:
+        """A live account always keeps at least one admin (go-live required one)."""
+        admins = [u for u in self.owned(app["application_id"]) if u["role"] == "admin"]
+        last = app["step"] == "live" and user["role"] == "admin" and len(admins) == 1
+        message = (
+            f"{user['user_id']} is the last admin of live account {app['application_id']}; add another admin first."
+        )
+        require(not last, 409, "LAST_ADMIN", message, param="user_id")
+
     def dependencies(self, application_id: str) -> int:
         return sum(1 for c in self.state["contracts"].values() if c["application_id"] == application_id)
 
@@ -94,7 +103,12 @@ class OnboardingTools(ToolEnvironment):
         if entry is None:
             raise Rejection(404, "NOT_IN_REGISTRY", f"No registry record for EIN {tax_id!r}.", param="tax_id")
         owners = [{"name": o["name"], "percent": o["percent"]} for o in entry["owners"]]
-        return {"tax_id": entry["tax_id"], "legal_name": entry["legal_name"], "owners": owners, "officers": entry["officers"]}
+        return {
+            "tax_id": entry["tax_id"],
+            "legal_name": entry["legal_name"],
+            "owners": owners,
+            "officers": entry["officers"],
+        }
 
     @tool(kind="read")
     def check_dependencies(self, application_id: str) -> dict[str, Any]:
@@ -223,9 +237,10 @@ class OnboardingTools(ToolEnvironment):
             user_id: The user, e.g. "USR-3101".
             role: The new role: "admin", "developer" or "viewer".
         """
-        self.application(application_id)
+        app = self.application(application_id)
         user = self.get("users", user_id, owner=application_id)
         require(user["role"] != role, 409, "ROLE_UNCHANGED", f"{user_id} already has role {role}.", param="role")
+        self.keep_an_admin(app, user)
         user["role"] = role
         return {"user_id": user_id, "role": role}
 
@@ -237,8 +252,8 @@ class OnboardingTools(ToolEnvironment):
             application_id: Application id.
             user_id: The user, e.g. "USR-3101".
         """
-        self.application(application_id)
-        self.get("users", user_id, owner=application_id)
+        app = self.application(application_id)
+        self.keep_an_admin(app, self.get("users", user_id, owner=application_id))
         del self.state["users"][user_id]
         return {"user_id": user_id, "removed": True}
 
@@ -260,7 +275,10 @@ class OnboardingTools(ToolEnvironment):
         have = doc_type in self.accepted_documents(application_id)
         require(not have, 409, "DOCUMENT_ALREADY_ACCEPTED", f"An accepted {doc_type} is on file.", param="doc_type")
         docs = self.state["documents"].values()
-        asked = any(d["application_id"] == application_id and d["doc_type"] == doc_type and d["status"] == "requested" for d in docs)
+        asked = any(
+            d["application_id"] == application_id and d["doc_type"] == doc_type and d["status"] == "requested"
+            for d in docs
+        )
         message = f"A {doc_type} request is already open; the contact was mailed."
         require(not asked, 409, "DOCUMENT_ALREADY_REQUESTED", message, param="doc_type")
         record = {"application_id": application_id, "doc_type": doc_type, "status": "requested", "note": note}
@@ -363,4 +381,3 @@ class OnboardingTools(ToolEnvironment):
                 del table[key]
         del self.state["applications"][application_id]
         return {"application_id": application_id, "deleted": True}
-

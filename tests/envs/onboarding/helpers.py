@@ -23,13 +23,13 @@ def make(override: dict[str, Any] | None = None, seed: int = 0) -> ToolEnvironme
     return OnboardingEnvironment(override or {}, seed=seed)
 
 
-def ok(env: ToolEnvironment, name: str, **args: Any) -> Any:
-    call = env.call(name, args)
-    assert call.status == "ok", f"{name}({args}) -> {call.status}: {call.error}"
+def ok(env: ToolEnvironment, tool: str, /, **args: Any) -> Any:
+    call = env.call(tool, args)
+    assert call.status == "ok", f"{tool}({args}) -> {call.status}: {call.error}"
     return call.result
 
 
-def code_of(env: ToolEnvironment, name: str, **args: Any) -> str | None:
+def code_of(env: ToolEnvironment, tool: str, /, **args: Any) -> str | None:
     """The rejection code of a call, or None when it was not rejected."""
-    call = env.call(name, args)
+    call = env.call(tool, args)
     return str(call.error["code"]) if call.status == "rejected" and call.error else None
