@@ -54,8 +54,10 @@ def test_a_newcomer_meets_the_three_documented_failures(tmp_path: Path, capsys: 
     shutil.copy(EXAMPLE / "agents" / "bank.yaml", tmp_path / "agents" / "bank.yaml")
     manifest = tmp_path / "tasks" / "manifest.yaml"
     text = manifest.read_text(encoding="utf-8")
-    text = text.replace("tasks_per_domain: {payments: 73}", "tasks_per_domain: {payments: 73, bank: 4}")
-    text = text.replace("{easy: 26, medium: 27, hard: 20}", "{easy: 28, medium: 28, hard: 21}")
+    # the bank's 4 tasks (2 easy, 1 medium, 1 hard) join whatever domains the manifest counts
+    text = re.sub(r"tasks_per_domain: \{([^}]*)\}", r"tasks_per_domain: {\1, bank: 4}", text, count=1)
+    added = {"easy": 2, "medium": 1, "hard": 1}
+    text = re.sub(r"(easy|medium|hard): (\d+)", lambda m: f"{m[1]}: {int(m[2]) + added[m[1]]}", text, count=3)
     text = text.replace(
         "free_text_arguments:\n", "free_text_arguments:\n  bank: [execute_transfer.memo, freeze_account.reason]\n"
     )
