@@ -31,6 +31,13 @@ def validate(root: Path, *flags: str) -> int:
     )
 
 
+def _add_bank(totals: str) -> str:
+    extra = {"easy": 2, "medium": 1, "hard": 1}
+    return re.sub(
+        r"(easy|medium|hard): (\d+)", lambda m: f"{m.group(1)}: {int(m.group(2)) + extra[m.group(1)]}", totals
+    )
+
+
 def test_the_worked_example_passes_the_release_gate(capsys: pytest.CaptureFixture[str]) -> None:
     assert validate(EXAMPLE) == 0, capsys.readouterr().out
     assert "crmbench validate: 4 task(s), 0 problem(s)" in capsys.readouterr().out
@@ -54,8 +61,9 @@ def test_a_newcomer_meets_the_three_documented_failures(tmp_path: Path, capsys: 
     shutil.copy(EXAMPLE / "agents" / "bank.yaml", tmp_path / "agents" / "bank.yaml")
     manifest = tmp_path / "tasks" / "manifest.yaml"
     text = manifest.read_text(encoding="utf-8")
-    text = text.replace("tasks_per_domain: {payments: 73}", "tasks_per_domain: {payments: 73, bank: 4}")
-    text = text.replace("{easy: 26, medium: 27, hard: 20}", "{easy: 28, medium: 28, hard: 21}")
+    # whatever domains the repository already has: add the bank's 4 tasks (2 easy, 1 medium, 1 hard)
+    text = re.sub(r"(tasks_per_domain: \{[^}]*)\}", r"\1, bank: 4}", text, count=1)
+    text = re.sub(r"(tasks_per_difficulty: \{[^}]*\})", lambda m: _add_bank(m.group(1)), text, count=1)
     text = text.replace(
         "free_text_arguments:\n", "free_text_arguments:\n  bank: [execute_transfer.memo, freeze_account.reason]\n"
     )

@@ -6,6 +6,8 @@ from decimal import Decimal
 from fractions import Fraction
 from typing import Any
 
+import pytest
+
 from pytest_crmbench.results import report, tables
 from pytest_crmbench.results.records import CheckRecord, ResultRecord, UsageRecord
 from pytest_crmbench.results.report import Count, RunInput, build, summarize
@@ -180,11 +182,70 @@ def test_json_has_every_table_with_counts() -> None:
     data = report.as_json(board)
     (system,) = data["systems"]
     assert system["accuracy"] == 1.0 and system["infra"] == 1 and system["scored"] == 1
-    assert system["by_domain"] == {"d1": {"successes": 1, "total": 1, "rate": 1.0}}
+    wilson_1_of_1 = {"low": pytest.approx(0.2065, abs=1e-4), "high": 1.0, "method": "wilson", "confidence": 0.95}
+    assert system["by_domain"] == {"d1": {"successes": 1, "total": 1, "rate": 1.0, "interval": wilson_1_of_1}}
+    assert system["accuracy_interval"] == wilson_1_of_1
     assert system["rounds"] == [
-        {"run": "r1", "trial": 0, "successes": 1, "total": 1, "rate": 1.0, "infra": 1, "errors": 0}
+        {
+            "run": "r1",
+            "trial": 0,
+            "successes": 1,
+            "total": 1,
+            "rate": 1.0,
+            "interval": wilson_1_of_1,
+            "infra": 1,
+            "errors": 0,
+        }
     ]
     assert system["metric_ranks"]["accuracy"] == 1
+    assert system["flip_rate"] is None  # one round: nothing can flip
+
+
+def test_every_rate_in_markdown_carries_its_interval_and_overlaps_are_said_in_words() -> None:
+    wide = [rec(f"t{i}", "success" if i < 4 else "failure") for i in range(6)]
+    narrow = [rec(f"t{i}", "success" if i < 55 else "failure") for i in range(60)]
+    none = [rec(f"t{i}", "failure") for i in range(60)]
+    board = build([run("r1", "wide", wide), run("r2", "narrow", narrow), run("r3", "none", none)])
+    headline = tables.headline(board)
+    assert headline[0].split("|")[3:5] == [" Strict acc. ", " 95% CI      "]
+    assert "| 91.67%      | [81.9-96.4] | 55/60" in headline[2]
+    assert "| 66.67%      | [30.0-90.3] | 4/6" in headline[3]
+    assert [p.overlap for p in board.separations()] == [True, False]
+    text = tables.markdown(board)
+    assert (
+        "* narrow and wide: the 95 % intervals overlap (81.9-96.4 % vs 30.0-90.3 %), "
+        "so these tasks do not establish which is better." in text
+    )
+    assert "* wide is ahead of none beyond the 95 % intervals (30.0-90.3 % vs 0.0-6.0 %)." in text
+    assert "| wide   | 66.67% (4/6) [30.0-90.3] " in text  # figure 5, per domain
+    data = report.as_json(board)
+    assert [p["overlap"] for p in data["separations"]] == [True, False]
+
+
+def test_repeated_rounds_report_flip_rate_and_pass_k_per_domain() -> None:
+    records = [
+        rec("a", trial=0),
+        rec("a", trial=1),
+        rec("b", trial=0),
+        rec("b", "failure", trial=1),
+        rec("c", domain="d2", trial=0),
+        rec("c", domain="d2", trial=1),
+    ]
+    board = build([run("r1", "m", records)])
+    (system,) = board.systems
+    assert system.flip_rate == Fraction(1, 3)
+    d1, d2 = system.reliability("d1"), system.reliability("d2")
+    assert (d1.pass_k, d1.flip_rate, d1.mean) == (Fraction(1, 2), Fraction(1, 2), 0.75)
+    assert (d2.pass_k, d2.flip_rate) == (1, 0)
+    assert d1.interval is not None and d1.interval.method == "cluster bootstrap"
+    text = tables.markdown(board)
+    assert "| System | Round 1 " in text and "| Mean [95% CI] " in text and "| Flip rate |" in text
+    assert "## Repeated rounds by domain" in text
+    data = report.as_json(board)["systems"][0]
+    assert data["flip_rate"] == pytest.approx(1 / 3)
+    assert data["reliability_by_domain"]["d1"]["pass_hat_k"] == 0.5
+    assert data["round_mean_interval"]["method"] == "cluster bootstrap"
+    assert "flip rate 33.33%" in tables.trials_line(system)
 
 
 def test_a_forbidden_end_state_alone_does_not_make_a_task_policy_constrained() -> None:

@@ -6,14 +6,22 @@ from math import isclose, sqrt
 import pytest
 
 from pytest_crmbench.results.stats import (
+    Interval,
     average_ranks,
+    cluster_bootstrap,
     competition_ranks,
+    flip_rate,
+    mcnemar_exact,
     mean,
+    paired_bootstrap,
     pass_hat_k,
     rate,
+    rate_interval,
+    rounds_rate,
     sample_std,
     spearman,
     tied,
+    wilson,
 )
 
 # Spec §C.2/§C.3: Gemini 3.8 Flash passes 480 tasks in rounds 2 and 3, averages 85.53 % (std 1.66 pp)
@@ -89,3 +97,77 @@ def test_competition_ranking_1_2_2_4() -> None:
 def test_rate_of_nothing_is_none_not_zero() -> None:
     assert rate(0, 0) is None
     assert rate(2, 6) == Fraction(1, 3)
+
+
+def test_wilson_by_hand_and_at_the_edges() -> None:
+    # 2/6: centre (1/3 + z^2/12) / (1 + z^2/6); known value 9.68 %-70.00 %.
+    interval = wilson(2, 6)
+    assert interval is not None
+    assert (round(interval.low * 100, 2), round(interval.high * 100, 2)) == (9.68, 70.0)
+    assert wilson(0, 10).low == 0.0  # type: ignore[union-attr]
+    assert wilson(10, 10).high == 1.0  # type: ignore[union-attr]
+    assert wilson(0, 0) is None
+    with pytest.raises(ValueError):
+        wilson(3, 2)
+
+
+def test_intervals_overlap() -> None:
+    assert Interval(0.1, 0.3, "wilson").overlaps(Interval(0.3, 0.5, "wilson"))
+    assert not Interval(0.1, 0.29, "wilson").overlaps(Interval(0.3, 0.5, "wilson"))
+
+
+def test_rate_interval_is_wilson_for_one_result_per_task_and_a_bootstrap_otherwise() -> None:
+    single = [[True], [False], [None, True], [True]]
+    assert rate_interval(single) == wilson(3, 4)
+    repeated = [[True, True], [False, True], [True, None]]
+    assert rate_interval(repeated).method == "cluster bootstrap"  # type: ignore[union-attr]
+    assert rate_interval([[None]]) is None
+
+
+def test_round_mean_weighs_rounds_equally() -> None:
+    # Round 1: 2/2, round 2: 1/3 (the third task was infra in round 1): mean (1 + 1/3) / 2.
+    assert rounds_rate([[True, True], [True, False], [None, False]]) == pytest.approx(2 / 3)
+
+
+def test_cluster_bootstrap_is_seeded_and_covers_the_estimate() -> None:
+    tasks = [[i % 3 != 0, i % 4 != 0, i % 5 != 0] for i in range(90)]
+    first, again = cluster_bootstrap(tasks), cluster_bootstrap(tasks)
+    assert first == again
+    assert first is not None and first.low < rounds_rate(tasks) < first.high  # type: ignore[operator]
+    assert cluster_bootstrap(tasks, seed=1) != first
+    assert cluster_bootstrap([[None, None]]) is None
+
+
+def test_flip_rate_counts_tasks_whose_scored_outcomes_differ() -> None:
+    tasks = [[True, True, True], [True, False, True], [False, False, None], [True, None, None], [None, False, True]]
+    # Scored at least twice: 1, 2, 3 and 5; outcomes differ in 2 and 5.
+    assert flip_rate(tasks) == Fraction(2, 4)
+    assert flip_rate([[True]]) is None
+
+
+def test_exact_mcnemar_by_hand() -> None:
+    # 6 worse, 0 better: 2 * (1/2)^6 = 1/32.
+    assert mcnemar_exact(6, 0) == pytest.approx(1 / 32)
+    assert mcnemar_exact(0, 0) == 1.0
+    assert mcnemar_exact(3, 3) == 1.0
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 2)
+
+
+def test_paired_bootstrap_finds_a_real_drop_and_not_noise() -> None:
+    drop = [(0, 3, 3, 3)] * 15 + [(3, 3, 3, 3)] * 60 + [(1, 3, 1, 3)] * 25
+    result = paired_bootstrap(drop)
+    assert result is not None
+    assert result.difference == pytest.approx(-15 / 100)
+    assert result.interval.high < 0 and result.p_value < 0.01
+    noise = [(1, 3, 2, 3)] * 10 + [(2, 3, 1, 3)] * 10 + [(3, 3, 3, 3)] * 30
+    same = paired_bootstrap(noise)
+    assert same is not None and same.difference == 0 and same.p_value > 0.5
+    assert paired_bootstrap([(0, 0, 1, 1)]) is None
+
+
+def test_a_bootstrap_that_cannot_vary_falls_back_to_wilson_over_tasks() -> None:
+    always_failed = [[False, False]] * 6
+    interval = cluster_bootstrap(always_failed)
+    assert interval == Interval(0.0, wilson(0, 6).high, "wilson over tasks")  # type: ignore[union-attr]
+    assert cluster_bootstrap([[True, True]] * 6).low == wilson(6, 6).low  # type: ignore[union-attr]

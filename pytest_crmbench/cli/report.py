@@ -1,4 +1,4 @@
-"""``crmbench leaderboard``, ``crmbench grade`` and ``crmbench gate``: saved runs, no pytest, no model."""
+"""``crmbench leaderboard``, ``report``, ``grade`` and ``gate``: saved runs, no pytest, no model."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from pytest_crmbench.results import report, tables
-from pytest_crmbench.results.gates import Gates, check_fraction, evaluate
+from pytest_crmbench.results.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.html import sources_for, write_report
+from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
 from pytest_crmbench.results.regrade import regrade, summary_lines
 from pytest_crmbench.results.rundir import SavedRun, load_run
@@ -31,6 +33,12 @@ def _leaderboard(args: argparse.Namespace) -> int:
     return OK
 
 
+def _report(args: argparse.Namespace) -> int:
+    written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
+    print(f"report written: {written}")
+    return OK
+
+
 def _grade(args: argparse.Namespace) -> int:
     results = regrade(args.path, args.tasks, args.envs)
     if args.json:
@@ -44,13 +52,22 @@ def _grade(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    gates = Gates(fail_under=args.fail_under, compare=args.compare, max_drop=args.max_drop, max_infra=args.max_infra)
+    gates = Gates(
+        fail_under=args.fail_under,
+        compare=args.compare,
+        max_drop=args.max_drop,
+        max_infra=args.max_infra,
+        significance=args.significance,
+    )
     baseline = load_run(args.compare).records if args.compare else None
     verdict = evaluate(gates, load_run(args.run).records, baseline)
     for failure in verdict.failures:
         print(f"crmbench gate FAILED: {failure}")
     if verdict.passed:
         print("crmbench gate passed: " + "; ".join(verdict.notes))
+    if verdict.comparison is not None:
+        print(f"compared with the baseline: {verdict.comparison.summary()}")
+        print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
     return OK if verdict.passed else FAILED
 
 
@@ -61,12 +78,34 @@ def _fraction(raw: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _significance(raw: str) -> float:
+    try:
+        return check_significance(float(raw))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def add_commands(commands: Any) -> None:
     """Add the run commands to ``crmbench``'s sub-parsers."""
     board = commands.add_parser("leaderboard", help="Print the spec's tables (markdown or JSON) for saved runs.")
     board.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories (crm-runs/...).")
     board.add_argument("--json", action="store_true", help="Print JSON instead of markdown.")
     board.set_defaults(handler=_leaderboard)
+
+    html = commands.add_parser(
+        "report", help="Write one self-contained HTML report (leaderboard, figures, task pages) for saved runs."
+    )
+    html.add_argument(
+        "runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories; with two, the first is the baseline."
+    )
+    html.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="Output file (report.html).")
+    html.add_argument(
+        "--tasks",
+        type=Path,
+        default=Path("tasks"),
+        help="Task files folder, for user briefs and YAML lines (default: tasks; missing: left out).",
+    )
+    html.set_defaults(handler=_report)
 
     grade = commands.add_parser(
         "grade", help="Re-grade saved trajectories against the current contracts (no model is called)."
@@ -85,4 +124,10 @@ def add_commands(commands: Any) -> None:
     gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
     gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
     gate.add_argument("--max-infra", type=int, metavar="N", help="Allowed infra/error results.")
+    gate.add_argument(
+        "--significance",
+        type=_significance,
+        metavar="ALPHA",
+        help="Fail on a drop only when the paired test is significant at ALPHA (e.g. 0.05).",
+    )
     gate.set_defaults(handler=_gate)

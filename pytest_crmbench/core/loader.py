@@ -78,6 +78,11 @@ def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:
 def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
     shown = display_path or str(path)
     data, root = parse_yaml(text, shown)
+    return task_records(data, root, path=path, shown=shown)
+
+
+def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -> list[TaskRecord]:
+    """Validated records of a parsed task file (``parse_yaml``'s document and node tree)."""
     if data is None:
         return []
     if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
@@ -135,7 +140,7 @@ def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
     root = _node_tree(record.path, stat.st_mtime_ns, stat.st_size)
     if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
         return record.line
-    return _line_of(root.value[record.index], loc)
+    return line_of(root.value[record.index], loc)
 
 
 @functools.lru_cache(maxsize=8)
@@ -155,7 +160,7 @@ def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id
         loc = _clean_loc(err["loc"])
         errors.append(
             SpecError(
-                _message(err), file=shown, line=_line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+                _message(err), file=shown, line=line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
             )
         )
     return errors
@@ -182,7 +187,7 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def _line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
+def line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
     """The line of the deepest YAML node along ``loc`` (1-based)."""
     for part in loc:
         child = _child(node, part)

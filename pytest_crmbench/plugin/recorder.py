@@ -22,8 +22,10 @@ from pytest_crmbench import __version__
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
-from pytest_crmbench.results import report, tables
-from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, evaluate
+from pytest_crmbench.results import paired, report, tables
+from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.html import REPORT_HTML, write_report
+from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -46,6 +48,7 @@ from pytest_crmbench.results.rundir import (
     secret_values,
 )
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
+from pytest_crmbench.results.sources import load_sources
 from pytest_crmbench.run.settings import RunSettings
 
 DONE_INPUT = "crm_done"
@@ -59,6 +62,8 @@ class RecordSettings:
     """Where this run is written; None: not written (a gold run without ``--crm-run-dir``)."""
     resume: Path | None
     gates: Gates
+    html: bool = True
+    """Write ``report.html`` into the run directory at the end."""
 
 
 record_settings_key = pytest.StashKey[RecordSettings]()
@@ -76,6 +81,12 @@ def add_options(parser: pytest.Parser) -> None:
         metavar="DIR",
         help="Write the run (manifest, results.jsonl, traces, leaderboard) to DIR. "
         "Default for non-gold agents and models: crm-runs/<UTC timestamp>-<model or agent>/.",
+    )
+    group.addoption(
+        "--crm-html",
+        dest="crm_html",
+        choices=("yes", "no"),
+        help="Write report.html (leaderboard, figures, task pages) into the run directory at the end. Default yes.",
     )
     group.addoption(
         "--crm-resume",
@@ -104,6 +115,13 @@ def add_options(parser: pytest.Parser) -> None:
         help="Percentage points of allowed drop against --crm-compare. Default 0.",
     )
     group.addoption(
+        "--crm-significance",
+        dest="crm_significance",
+        type=float,
+        metavar="ALPHA",
+        help="With --crm-compare: fail on a drop only when the paired test's p-value is below ALPHA (e.g. 0.05).",
+    )
+    group.addoption(
         "--crm-max-infra",
         dest="crm_max_infra",
         type=int,
@@ -112,9 +130,11 @@ def add_options(parser: pytest.Parser) -> None:
     )
     parser.addini("crm_trials", "Default number of trials per task (see --crm-trials).", default="1")
     parser.addini("crm_run_dir", "Run directory, relative to the rootdir (see --crm-run-dir).", default="")
+    parser.addini("crm_html", "Write report.html into the run directory: yes or no (see --crm-html).", default="yes")
     parser.addini("crm_fail_under", "Minimum strict accuracy as a fraction (see --crm-fail-under).", default="")
     parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
     parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
+    parser.addini("crm_significance", "Significance level a drop must reach (see --crm-significance).", default="")
     parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
 
 
@@ -151,10 +171,20 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
         max_drop=option_value(config, "crm_max_drop", float),
         max_infra=option_value(config, "crm_max_infra", int),
+        significance=option_value(config, "crm_significance", _significance),
     )
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
-    return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates)
+    if gates.significance is not None and gates.compare is None:
+        raise pytest.UsageError("--crm-significance needs --crm-compare=BASELINE_RUN")
+    return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates, html=_yes(config, "crm_html"))
+
+
+def _yes(config: pytest.Config, name: str) -> bool:
+    value = str(option_value(config, name, str) or "yes").strip().lower()
+    if value not in ("yes", "no"):
+        raise pytest.UsageError(f"{name} must be yes or no, got {value!r}")
+    return value == "yes"
 
 
 def _fraction(raw: str | float) -> float:
@@ -162,6 +192,13 @@ def _fraction(raw: str | float) -> float:
         return check_fraction(float(raw))
     except ValueError as exc:
         raise pytest.UsageError(f"--crm-fail-under / crm_fail_under: {exc}") from None
+
+
+def _significance(raw: str | float) -> float:
+    try:
+        return check_significance(float(raw))
+    except ValueError as exc:
+        raise pytest.UsageError(f"--crm-significance / crm_significance: {exc}") from None
 
 
 def system_name(settings: RunSettings) -> str:
@@ -292,6 +329,8 @@ class RunRecorder:
         self.other_failures = 0
         self.verdict: GateVerdict | None = None
         self.not_run = 0
+        self.html_report: Path | None = None
+        self.html_problem: str | None = None
         self._task_set: RunTasks | None = None
         self._task_set_problem: str | None = None
         self.run_dir = RunDir(options.run_dir) if options.run_dir else None
@@ -443,14 +482,40 @@ class RunRecorder:
         records = self.all_records()
         if self.run_dir and (records or self._manifest_written):
             leaderboard = self.leaderboard(records)
-            self.run_dir.write_leaderboard(report.as_json(leaderboard), tables.markdown(leaderboard))
+            self.run_dir.write_leaderboard(self._leaderboard_json(leaderboard, records), tables.markdown(leaderboard))
+            if self.options.html and records:
+                self._write_html()
         if self.options.gates.active:
             self.verdict = evaluate(self.options.gates, records, self.baseline)
             if self.not_run:
                 # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
                 failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
-                self.verdict = GateVerdict(failures, self.verdict.notes)
+                self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
             self._gate_exit_status(session, self.verdict)
+
+    def _leaderboard_json(self, leaderboard: report.Leaderboard, records: list[ResultRecord]) -> dict[str, Any]:
+        """The tables as data; with --crm-compare, the paired comparison and its flipped tasks too."""
+        data = report.as_json(leaderboard)
+        if self.baseline is not None:
+            comparison = paired.compare(records, self.baseline)
+            data["comparison"] = {
+                "baseline": str(self.options.gates.compare),
+                **(comparison.as_json() if comparison else {"paired_tasks": 0}),
+            }
+        return data
+
+    def _write_html(self) -> None:
+        """``report.html``, with the baseline first when there is one (then it shows the paired comparison)."""
+        assert self.run_dir is not None
+        runs = [p for p in (self.options.gates.compare, self.run_dir.path) if p is not None]
+        task_set = self.task_set()
+        files = [self.config.rootpath / f for f in task_set.files] if task_set else []
+        try:
+            self.html_report = write_report(
+                runs, self.run_dir.path / REPORT_HTML, load_sources(files, self.config.rootpath)
+            )
+        except Exception as exc:  # derived from files already written: a failure here must not fail the run
+            self.html_problem = f"report.html not written ({type(exc).__name__}: {exc}); crmbench report can retry"
 
     def _gate_exit_status(self, session: pytest.Session, verdict: GateVerdict) -> None:
         # Like --max-warnings: the gate decides only when nothing else went wrong. A failing
@@ -491,6 +556,10 @@ class RunRecorder:
             lines.append(f"{self.not_run} item(s) not run (interrupted); --crm-resume continues the run")
         if self.run_dir is not None:
             lines.append(f"run directory: {_shown(self.config, self.run_dir.path)}")
+        if self.html_report is not None:
+            lines.append(f"report: {_shown(self.config, self.html_report)}")
+        if self.html_problem is not None:
+            lines.append(self.html_problem)
         return lines
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -506,6 +575,11 @@ class RunRecorder:
             if self.verdict.passed:
                 notes = "; ".join(self.verdict.notes)
                 terminalreporter.write_line(f"crmbench gate passed: {notes}", green=True)
+            comparison = self.verdict.comparison
+            if comparison is not None and terminalreporter.config.get_verbosity() >= 0:
+                terminalreporter.write_line(f"compared with the baseline: {comparison.summary()}")
+                for line in flip_lines(comparison):
+                    terminalreporter.write_line(f"  {line}")
 
 
 def configure(config: pytest.Config, settings: RunSettings, is_worker: bool) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+from pytest_crmbench.results import paired, stats
 from pytest_crmbench.results.records import ResultRecord
 
 
@@ -28,6 +29,9 @@ class Gates:
     """Largest allowed drop against the baseline, in percentage points (default 0 with a baseline)."""
     max_infra: int | None = None
     """Largest allowed number of infra and error results."""
+    significance: float | None = None
+    """With a baseline: a drop beyond ``max_drop`` fails only when the paired test's p-value is
+    below this level (per-domain tests at this level divided by the number of domains)."""
 
     @property
     def active(self) -> bool:
@@ -38,16 +42,25 @@ class Gates:
 class GateVerdict:
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    comparison: paired.Comparison | None = None
+    """The paired comparison with the baseline, when there is one (flipped tasks, test)."""
 
     @property
     def passed(self) -> bool:
         return not self.failures
 
 
-def check_fraction(value: float) -> float:
+def check_fraction(value: float, name: str = "fail-under") -> float:
     """A fail-under threshold must be a fraction; ``80`` is almost certainly a percent in disguise."""
     if not 0 <= value <= 1:
-        raise ValueError(f"fail-under takes a fraction between 0 and 1 (0.80 means 80 %), got {value:g}")
+        raise ValueError(f"{name} takes a fraction between 0 and 1 (0.80 means 80 %), got {value:g}")
+    return value
+
+
+def check_significance(value: float) -> float:
+    """A significance level is a probability strictly between 0 and 1 (0.05, not 5)."""
+    if not 0 < value < 1:
+        raise ValueError(f"significance takes a level between 0 and 1 exclusive (0.05 means 5 %), got {value:g}")
     return value
 
 
@@ -68,6 +81,19 @@ def _pct(successes: int, scored: int) -> str:
     return f"{successes / scored * 100:.2f}% ({successes}/{scored})" if scored else "n/a (nothing scored)"
 
 
+def _accuracy(records: Sequence[ResultRecord]) -> str:
+    """Pooled strict accuracy with its 95 % interval (Wilson, or a bootstrap over tasks for trials)."""
+    successes, scored = _tally(records)
+    outcomes: dict[str, dict[int, bool]] = {}
+    for record in records:
+        if record.scored:
+            outcomes.setdefault(record.task_id, {})[record.trial] = record.success
+    trials = 1 + max((r.trial for r in records), default=0)
+    interval = stats.rate_interval([[task.get(t) for t in range(trials)] for task in outcomes.values()])
+    shown = "" if interval is None else f" [{interval.low * 100:.1f}-{interval.high * 100:.1f}]"
+    return _pct(successes, scored) + shown
+
+
 def evaluate(gates: Gates, records: Sequence[ResultRecord], baseline: Sequence[ResultRecord] | None) -> GateVerdict:
     failures: list[str] = []
     notes: list[str] = []
@@ -75,7 +101,7 @@ def evaluate(gates: Gates, records: Sequence[ResultRecord], baseline: Sequence[R
     if scored == 0:
         failures.append("no task was scored (empty selection, or every result was infra/error)")
     if gates.fail_under is not None and scored:
-        shown = f"strict accuracy {_pct(successes, scored)}"
+        shown = f"strict accuracy {_accuracy(records)}"
         if fails_under(successes, scored, gates.fail_under):
             failures.append(f"{shown} is below --crm-fail-under={gates.fail_under:g}")
         else:
@@ -89,40 +115,42 @@ def evaluate(gates: Gates, records: Sequence[ResultRecord], baseline: Sequence[R
     elif unscored:
         # Excluded from the score, so a passing gate must not hide them (bound them: --crm-max-infra).
         notes.append(f"{unscored} infra/error result(s) excluded from the score")
+    comparison = None
     if baseline is not None:
-        failures.extend(compare(records, baseline, gates.max_drop or 0.0, notes))
-    return GateVerdict(failures, notes)
+        comparison = paired.compare(records, baseline)
+        failures.extend(compare(comparison, gates.max_drop or 0.0, gates.significance, notes))
+    return GateVerdict(failures, notes, comparison)
 
 
 def compare(
-    records: Sequence[ResultRecord], baseline: Sequence[ResultRecord], max_drop: float, notes: list[str]
+    comparison: paired.Comparison | None, max_drop: float, significance: float | None, notes: list[str]
 ) -> list[str]:
-    """Drops against the baseline, overall and per domain, over the tasks both runs have."""
-    tasks = {r.task_id for r in records}
-    baseline = [r for r in baseline if r.task_id in tasks]
-    base_tasks = {r.task_id for r in baseline}
-    current = [r for r in records if r.task_id in base_tasks]
+    """Drops against the baseline, overall and per domain, over the tasks both runs scored.
+
+    Without ``significance`` any drop beyond ``max_drop`` fails. With it, the drop must also be
+    significant in the paired test; each domain is tested at ``significance`` divided by the
+    number of domains (Bonferroni), so nine domains do not give nine chances of a false alarm.
+    """
+    if comparison is None:
+        return ["no task was scored in both this run and the baseline"]
+    domains = paired.by_domain(comparison)
+    level = None if significance is None else significance / max(1, len(domains))
+    groups = [("overall", comparison, significance)]
+    groups += [(f"domain {d}", c, level) for d, c in domains.items()]
     failures = []
-    groups = [("overall", current, baseline)]
-    for domain in sorted({r.domain or "?" for r in current}):
-        groups.append(
-            (
-                f"domain {domain}",
-                [r for r in current if (r.domain or "?") == domain],
-                [r for r in baseline if (r.domain or "?") == domain],
-            )
-        )
-    if not _tally(baseline)[1]:
-        failures.append("the baseline has no scored result for the selected tasks")
-        return failures
-    for name, now, before in groups:
-        (s1, n1), (s0, n0) = _tally(now), _tally(before)
-        if not n1 or not n0:
-            continue
+    for name, group, alpha in groups:
+        (s1, n1), (s0, n0) = group.now, group.before
         drop = (Fraction(s0, n0) - Fraction(s1, n1)) * 100
         line = f"{name}: {_pct(s1, n1)} vs baseline {_pct(s0, n0)}"
+        test = f"{group.test} p = {paired.format_p(group.p_value)}"
         if drop > Fraction(str(max_drop)):
-            failures.append(f"{line}: drop of {float(drop):.2f} pp exceeds --crm-max-drop={max_drop:g}")
+            exceeds = f"{line}: drop of {float(drop):.2f} pp exceeds --crm-max-drop={max_drop:g}"
+            if alpha is None:
+                failures.append(f"{exceeds} ({test})")
+            elif group.significant(alpha):
+                failures.append(f"{exceeds} and is significant ({test} < {alpha:.3g})")
+            else:
+                notes.append(f"{exceeds} but is not significant ({test} >= {alpha:.3g}): treated as noise")
         elif name == "overall":
-            notes.append(f"{line} (max drop {max_drop:g} pp)")
+            notes.append(f"{line} (max drop {max_drop:g} pp; {test})")
     return failures

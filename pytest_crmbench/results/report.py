@@ -7,6 +7,8 @@ Definitions (``docs/reports.md`` shows each table with an example):
 * A **system** is a model (or, without one, an agent). Its **rounds** are its runs' trials in
   order (run start, then trial). Tables 6-8 and figures 5, 13, 14, 16 use each system's first
   round, the single-run snapshot of spec §A.3; table 9 uses every round.
+* Every rate carries a **95 % interval**: Wilson's for one round (one result per task), a
+  bootstrap over tasks for a mean over rounds (a task's trials are not independent).
 * **Cost** is the cache-neutral agent-model cost only (spec §A.3); ``n/a`` when the price of
   some call is unknown or no model was used, never 0.
 """
@@ -18,6 +20,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from fractions import Fraction
+from functools import cached_property
 from typing import Any
 
 from pytest_crmbench.core.spec import DIFFICULTIES
@@ -37,6 +40,11 @@ class Count:
     @property
     def rate(self) -> Fraction | None:
         return stats.rate(self.successes, self.total)
+
+    @property
+    def interval(self) -> stats.Interval | None:
+        """Wilson's 95 % interval: the results of one round are one result per task."""
+        return stats.wilson(self.successes, self.total)
 
     def add(self, success: bool) -> Count:
         return Count(self.successes + success, self.total + 1)
@@ -182,10 +190,14 @@ class Round:
 
 @dataclass(frozen=True)
 class SystemResult:
+    """A system's rounds. The bootstrap figures are computed once (cached): a report asks for
+    them in several tables, and each costs thousands of resamples."""
+
     system: str
     runs: list[str]
     rounds: list[Round]
     summaries: list[RoundSummary]
+    _by_domain: dict[str, Reliability] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def first(self) -> RoundSummary:
@@ -204,15 +216,59 @@ class SystemResult:
     def std(self) -> float | None:
         return stats.sample_std([r for r in self.round_rates if r is not None])
 
-    @property
+    @cached_property
     def pass_k(self) -> Fraction | None:
         """pass^k with k = the number of rounds, over tasks scored in every round."""
-        per_task: dict[str, list[bool]] = defaultdict(list)
-        for round_ in self.rounds:
+        return _pass_k(self.task_outcomes().values(), len(self.rounds))
+
+    def task_outcomes(self, domain: str | None = None) -> dict[str, list[bool | None]]:
+        """Task id -> its outcome in each round (None: not scored there), optionally for one domain."""
+        outcomes: dict[str, list[bool | None]] = {}
+        for index, round_ in enumerate(self.rounds):
             for record in round_.records:
-                if record.scored:
-                    per_task[record.task_id].append(record.success)
-        return stats.pass_hat_k(((len(v), sum(v)) for v in per_task.values()), len(self.rounds))
+                if domain is not None and (record.domain or "?") != domain:
+                    continue
+                row = outcomes.setdefault(record.task_id, [None] * len(self.rounds))
+                row[index] = record.success if record.scored else None
+        return outcomes
+
+    @cached_property
+    def mean_interval(self) -> stats.Interval | None:
+        """The 95 % interval of the round mean: Wilson for one round, else a cluster bootstrap over tasks."""
+        return stats.rate_interval(list(self.task_outcomes().values()))
+
+    @cached_property
+    def flip_rate(self) -> Fraction | None:
+        return stats.flip_rate(list(self.task_outcomes().values()))
+
+    def reliability(self, domain: str) -> Reliability:
+        if domain not in self._by_domain:
+            self._by_domain[domain] = self._reliability(domain)
+        return self._by_domain[domain]
+
+    def _reliability(self, domain: str) -> Reliability:
+        outcomes = list(self.task_outcomes(domain).values())
+        return Reliability(
+            mean=stats.rounds_rate(outcomes),
+            interval=stats.rate_interval(outcomes),
+            pass_k=_pass_k(outcomes, len(self.rounds)),
+            flip_rate=stats.flip_rate(outcomes),
+        )
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """A system's repeated-round figures in one domain."""
+
+    mean: float | None
+    interval: stats.Interval | None
+    pass_k: Fraction | None
+    flip_rate: Fraction | None
+
+
+def _pass_k(tasks: Iterable[list[bool | None]], k: int) -> Fraction | None:
+    scored = ([o for o in task if o is not None] for task in tasks)
+    return stats.pass_hat_k(((len(v), sum(v)) for v in scored), k)
 
 
 @dataclass(frozen=True)
@@ -248,6 +304,15 @@ class Leaderboard:
             metrics[domain] = [_rate(s.first.by_domain, domain) for s in self.systems]
         return metrics
 
+    def separations(self) -> list[Separation]:
+        """Neighbours in table 6's order: do their first-round 95 % intervals overlap?"""
+        pairs = []
+        for ahead, behind in zip(self.systems, self.systems[1:], strict=False):
+            a, b = ahead.first.overall.interval, behind.first.overall.interval
+            if a is not None and b is not None:
+                pairs.append(Separation(ahead.system, behind.system, a, b, a.overlaps(b)))
+        return pairs
+
     def metric_ranks(self) -> dict[str, list[int | None]]:
         return {metric: stats.competition_ranks(values) for metric, values in self.metric_values().items()}
 
@@ -263,6 +328,28 @@ class Leaderboard:
                 rho = stats.spearman([u for u, _ in kept], [v for _, v in kept])
                 pairs.append((a + 1, b + 1, rho, len(kept)))
         return pairs
+
+
+@dataclass(frozen=True)
+class Separation:
+    ahead: str
+    behind: str
+    ahead_interval: stats.Interval
+    behind_interval: stats.Interval
+    overlap: bool
+
+    def sentence(self) -> str:
+        shown = f"{_span(self.ahead_interval)} vs {_span(self.behind_interval)}"
+        if self.overlap:
+            return (
+                f"{self.ahead} and {self.behind}: the 95 % intervals overlap ({shown}), "
+                "so these tasks do not establish which is better."
+            )
+        return f"{self.ahead} is ahead of {self.behind} beyond the 95 % intervals ({shown})."
+
+
+def _span(interval: stats.Interval) -> str:
+    return f"{interval.low * 100:.1f}-{interval.high * 100:.1f} %"
 
 
 def _rate(counts: dict[str, Count], key: str) -> Fraction | None:
@@ -328,6 +415,7 @@ def as_json(leaderboard: Leaderboard) -> dict[str, Any]:
                 "infra": first.infra,
                 "errors": first.errors,
                 "accuracy": _float(first.accuracy),
+                "accuracy_interval": _interval(first.overall.interval),
                 "domain_macro": _float(first.macro),
                 "agent_cost_usd": _decimal(first.usage["agent"].cost_usd),
                 "cost_per_success_usd": _decimal(first.cost_per_success),
@@ -354,9 +442,14 @@ def as_json(leaderboard: Leaderboard) -> dict[str, Any]:
                     for r, s in zip(system.rounds, system.summaries, strict=True)
                 ],
                 "round_mean": system.mean,
+                "round_mean_interval": _interval(system.mean_interval),
                 "round_std": system.std,
                 "pass_hat_k": _float(system.pass_k),
+                "flip_rate": _float(system.flip_rate),
                 "k": len(system.rounds),
+                "reliability_by_domain": {
+                    domain: _reliability(system.reliability(domain)) for domain in leaderboard.domains
+                },
             }
         )
     return {
@@ -365,6 +458,10 @@ def as_json(leaderboard: Leaderboard) -> dict[str, Any]:
         "domains": leaderboard.domains,
         "difficulties": leaderboard.difficulties,
         "spearman": [{"rounds": [a, b], "rho": rho, "systems": n} for a, b, rho, n in leaderboard.spearman()],
+        "separations": [
+            {"ahead": p.ahead, "behind": p.behind, "overlap": p.overlap, "sentence": p.sentence()}
+            for p in leaderboard.separations()
+        ],
     }
 
 
@@ -376,8 +473,26 @@ def _decimal(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
 
 
+def _interval(interval: stats.Interval | None) -> dict[str, Any] | None:
+    return None if interval is None else interval.as_json()
+
+
+def _reliability(reliability: Reliability) -> dict[str, Any]:
+    return {
+        "mean": reliability.mean,
+        "interval": _interval(reliability.interval),
+        "pass_hat_k": _float(reliability.pass_k),
+        "flip_rate": _float(reliability.flip_rate),
+    }
+
+
 def _count(count: Count) -> dict[str, Any]:
-    return {"successes": count.successes, "total": count.total, "rate": _float(count.rate)}
+    return {
+        "successes": count.successes,
+        "total": count.total,
+        "rate": _float(count.rate),
+        "interval": _interval(count.interval),
+    }
 
 
 def _counts(counts: dict[str, Count]) -> dict[str, dict[str, Any]]:

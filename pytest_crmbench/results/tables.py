@@ -14,8 +14,14 @@ def pct(value: Fraction | float | None, digits: int = 2) -> str:
     return "n/a" if value is None else f"{float(value) * 100:.{digits}f}%"
 
 
+def span(interval: stats.Interval | None) -> str:
+    """A 95 % interval in percent, one decimal: ``[9.7-70.0]``."""
+    return "" if interval is None else f"[{interval.low * 100:.1f}-{interval.high * 100:.1f}]"
+
+
 def cell(count: Count) -> str:
-    return f"{pct(count.rate)} ({count.successes}/{count.total})" if count.total else "n/a"
+    """Rate, counts and 95 % interval: ``33.33% (2/6) [9.7-70.0]``."""
+    return f"{pct(count.rate)} ({count.successes}/{count.total}) {span(count.interval)}" if count.total else "n/a"
 
 
 def usd(value: Decimal | None) -> str:
@@ -49,6 +55,7 @@ def headline(leaderboard: Leaderboard) -> list[str]:
                 rank_label(leaderboard.ranks[index], shared[index]),
                 system.system,
                 pct(first.accuracy),
+                span(first.overall.interval) or "n/a",
                 f"{first.successes}/{first.scored}",
                 pct(first.macro),
                 str(first.not_judged),
@@ -58,8 +65,13 @@ def headline(leaderboard: Leaderboard) -> list[str]:
                 usd(first.cost_per_success),
             ]
         )
-    header = ["Rank", "System", "Strict acc.", "Passes/N", "Domain macro", "Not judged", "Infra", "Errors"]
+    header = ["Rank", "System", "Strict acc.", "95% CI", "Passes/N", "Domain macro", "Not judged", "Infra", "Errors"]
     return table([*header, "Agent cost", "Cost/success"], rows)
+
+
+def separations(leaderboard: Leaderboard) -> list[str]:
+    """In words, for each pair of neighbours in table 6: do their 95 % intervals overlap?"""
+    return [f"* {pair.sentence()}" for pair in leaderboard.separations()]
 
 
 def _per_key(leaderboard: Leaderboard, keys: Sequence[str], pick: str) -> list[str]:
@@ -142,8 +154,10 @@ def rounds(leaderboard: Leaderboard) -> list[str]:
         cells = [cell(s.overall) for s in system.summaries] + [""] * (width - len(system.summaries))
         std = "n/a" if system.std is None else f"{system.std * 100:.2f}"
         k = len(system.rounds)
-        rows.append([system.system, *cells, pct(system.mean), std, f"{pct(system.pass_k)} (k={k})"])
-    lines = table(["System", *(f"Round {i + 1}" for i in range(width)), "Mean", "Std (pp)", "pass^k"], rows)
+        mean = f"{pct(system.mean)} {span(system.mean_interval)}"
+        rows.append([system.system, *cells, mean, std, f"{pct(system.pass_k)} (k={k})", pct(system.flip_rate)])
+    header = ["System", *(f"Round {i + 1}" for i in range(width)), "Mean [95% CI]", "Std (pp)", "pass^k", "Flip rate"]
+    lines = table(header, rows)
     pairs = [(a, b, rho, n) for a, b, rho, n in leaderboard.spearman() if n >= 2]
     if pairs:
         lines.append("")  # ends the markdown table
@@ -153,11 +167,34 @@ def rounds(leaderboard: Leaderboard) -> list[str]:
     return lines
 
 
+def reliability(leaderboard: Leaderboard) -> list[str]:
+    """Per domain: the round mean with its interval, pass^k and the flip rate."""
+    rows = []
+    for system in leaderboard.systems:
+        for domain in leaderboard.domains:
+            figures = system.reliability(domain)
+            if figures.mean is None:
+                continue
+            rows.append(
+                [
+                    system.system,
+                    domain,
+                    f"{pct(figures.mean)} {span(figures.interval)}",
+                    f"{pct(figures.pass_k)} (k={len(system.rounds)})",
+                    pct(figures.flip_rate),
+                ]
+            )
+    return table(["System", "Domain", "Mean [95% CI]", "pass^k", "Flip rate"], rows)
+
+
 def trials_line(system: SystemResult) -> str:
     rates = ", ".join(f"t{i + 1} {pct(r)}" for i, r in enumerate(system.round_rates))
     std = "n/a" if system.std is None else f"{system.std * 100:.2f} pp"
     k = len(system.rounds)
-    return f"{k} trials: {rates}; mean {pct(system.mean)}, sample std {std}; pass^{k} {pct(system.pass_k)}"
+    return (
+        f"{k} trials: {rates}; mean {pct(system.mean)} {span(system.mean_interval)} (95% CI, bootstrap over tasks), "
+        f"sample std {std}; pass^{k} {pct(system.pass_k)}; flip rate {pct(system.flip_rate)}"
+    )
 
 
 def outcome_line(summary: RoundSummary, unit: str = "task(s)") -> str:
@@ -201,6 +238,9 @@ def markdown(leaderboard: Leaderboard) -> str:
         return "\n".join([*lines, "No results.", ""])
     for title, render in SECTIONS:
         lines.extend([f"## {title}", "", *render(leaderboard), ""])
+        if render is headline and len(leaderboard.systems) > 1:
+            lines.extend([*separations(leaderboard), ""])
     if leaderboard.max_rounds > 1:
         lines.extend(["## Table 9: repeated rounds", "", *rounds(leaderboard), ""])
+        lines.extend(["## Repeated rounds by domain", "", *reliability(leaderboard), ""])
     return "\n".join(lines)

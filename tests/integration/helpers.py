@@ -44,8 +44,14 @@ class CrmProject:
         self.write_config("")
 
     def write_config(self, extra: str) -> None:
-        """``pyproject.toml`` with ``strict = true`` plus ``extra`` lines under ``[tool.pytest]``."""
-        (self.path / "pyproject.toml").write_text(f"[tool.pytest]\nstrict = true\n{extra}", encoding="utf-8")
+        """``pyproject.toml`` with ``strict = true`` plus ``extra`` lines under ``[tool.pytest]``.
+
+        ``crm_html = "no"``: drawing report.html costs about a second per run; the tests of the
+        report turn it back on with ``--crm-html=yes``.
+        """
+        html = "" if "crm_html" in extra else 'crm_html = "no"\n'
+        text = f"[tool.pytest]\nstrict = true\n{html}{extra}"
+        (self.path / "pyproject.toml").write_text(text, encoding="utf-8")
 
     def add(self, name: str, source: Path | None = None) -> Path:
         """Copy a data file (default ``tests/data/tasks/<name>``) to ``tasks/<name>``."""

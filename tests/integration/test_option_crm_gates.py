@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from pytest_crmbench.cli.main import main
@@ -27,17 +29,21 @@ def pytest_crmbench_make_agent(name, context):
 CASES = [
     # (args, exit status, line expected in the output)
     # Gold: 2 of 6 successes (4 reply criteria cannot be judged without a judge model).
-    (["--crm-fail-under=0.3333"], OK, "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 0.3333"),
+    (
+        ["--crm-fail-under=0.3333"],
+        OK,
+        "crmbench gate passed: strict accuracy 33.33% (2/6) [[]9.7-70.0[]] >= fail-under 0.3333",
+    ),
     (
         ["--crm-fail-under=0.34"],
         FAILED,
-        "crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=0.34",
+        "crmbench gate FAILED: strict accuracy 33.33% (2/6) [[]9.7-70.0[]] is below --crm-fail-under=0.34",
     ),
     # The null agent fails 5 tasks, yet a gate that holds makes the run pass.
     (
         ["--crm-agent=null", "--crm-fail-under=0"],
         OK,
-        "crmbench gate passed: strict accuracy 0.00% (0/6) >= fail-under 0",
+        "crmbench gate passed: strict accuracy 0.00% (0/6) [[]0.0-39.0[]] >= fail-under 0",
     ),
     (["--crm-agent=null", "--crm-fail-under=0.1"], FAILED, "crmbench gate FAILED: strict accuracy 0.00% (0/6)*"),
     # A partial run is never a pass (-x stops after the first failing task).
@@ -70,7 +76,9 @@ def test_without_a_gate_failed_tasks_fail_the_run(mini_project: CrmProject) -> N
 def test_the_gate_line_shows_under_quiet(mini_project: CrmProject) -> None:
     result = mini_project.run("-q", "--crm-fail-under=0.5")
     assert result.ret == FAILED
-    result.stdout.fnmatch_lines(["crmbench gate FAILED: strict accuracy 33.33% (2/6) is below --crm-fail-under=0.5"])
+    result.stdout.fnmatch_lines(
+        ["crmbench gate FAILED: strict accuracy 33.33% (2/6) [[]9.7-70.0[]] is below --crm-fail-under=0.5"]
+    )
     assert "- crmbench -" not in result.stdout.str()
 
 
@@ -87,14 +95,29 @@ def test_compare_against_a_baseline_run(mini_project: CrmProject) -> None:
     assert result.ret == FAILED
     result.stdout.fnmatch_lines(
         [
-            "crmbench gate FAILED: overall: 0.00% (0/6) vs baseline 33.33% (2/6): drop of 33.33 pp exceeds --crm-max-drop=0",
+            "crmbench gate FAILED: overall: 0.00% (0/6) vs baseline 33.33% (2/6): drop of 33.33 pp exceeds "
+            "--crm-max-drop=0 (exact McNemar p = 0.500)",
             "crmbench gate FAILED: domain mini: 0.00% (0/6) vs baseline 33.33% (2/6): drop of 33.33 pp*",
+            "compared with the baseline: -33.33 pp [[]-66.7, +0.0[]] over 6 paired task(s); exact McNemar p = 0.500",
+            "  worse (2): mini_override_01 (1/1 -> 0/1), mini_transfer_frozen_01 (1/1 -> 0/1)",
+            "  better: none",
         ]
+    )
+    comparison = json.loads(next((mini_project.path / "crm-runs").glob("*/leaderboard.json")).read_text())["comparison"]
+    assert (comparison["test"], comparison["p_value"], comparison["paired_tasks"]) == ("exact McNemar", 0.5, 6)
+    assert [t["task_id"] for t in comparison["worse"]] == ["mini_override_01", "mini_transfer_frozen_01"]
+    # Two tasks flipped: a drop of 33 pp is not significant at 0.05 (p = 0.5); the gate says so.
+    result = mini_project.run("--crm-agent=null", "--crm-compare=baseline", "--crm-significance=0.05")
+    assert result.ret == OK, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        ["crmbench gate passed: *drop of 33.33 pp exceeds --crm-max-drop=0 but is not significant*"]
     )
     result = mini_project.run("--crm-agent=null", "--crm-compare=baseline", "--crm-max-drop=40")
     assert result.ret == OK
     result.stdout.fnmatch_lines(
-        ["crmbench gate passed: overall: 0.00% (0/6) vs baseline 33.33% (2/6) (max drop 40 pp)"]
+        [
+            "crmbench gate passed: overall: 0.00% (0/6) vs baseline 33.33% (2/6) (max drop 40 pp; exact McNemar p = 0.500)"
+        ]
     )
     mini_project.write_config('crm_compare = "baseline"\ncrm_max_drop = "40"\n')
     assert mini_project.run("--crm-agent=null").ret == OK
@@ -118,6 +141,11 @@ def test_ini_twins_and_usage_errors(mini_project: CrmProject) -> None:
     result.stderr.fnmatch_lines(["ERROR: --crm-max-drop needs --crm-compare=BASELINE_RUN"])
     result = mini_project.run("--crm-compare=missing")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result = mini_project.run("--crm-significance=0.05")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --crm-significance needs --crm-compare=BASELINE_RUN"])
+    result = mini_project.run("--crm-compare=missing", "--crm-significance=5")
+    result.stderr.fnmatch_lines(["*--crm-significance / crm_significance: significance takes a level between 0 and 1*"])
 
 
 def test_crmbench_gate_on_a_saved_run(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
@@ -125,7 +153,16 @@ def test_crmbench_gate_on_a_saved_run(mini_project: CrmProject, capsys: pytest.C
     capsys.readouterr()
     run = str(mini_project.path / "gold")
     assert main(["gate", run, "--fail-under", "0.33"]) == 0
-    assert capsys.readouterr().out == "crmbench gate passed: strict accuracy 33.33% (2/6) >= fail-under 0.33\n"
+    assert (
+        capsys.readouterr().out == "crmbench gate passed: strict accuracy 33.33% (2/6) [9.7-70.0] >= fail-under 0.33\n"
+    )
+    mini_project.run("--crm-run-dir=null", "--crm-agent=null")
+    capsys.readouterr()
+    null = str(mini_project.path / "null")
+    assert main(["gate", null, "--compare", run, "--max-drop", "10", "--significance", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "but is not significant (exact McNemar p = 0.500 >= 0.05): treated as noise" in out
+    assert "  worse (2): mini_override_01 (1/1 -> 0/1), mini_transfer_frozen_01 (1/1 -> 0/1)\n" in out
     assert main(["gate", run, "--fail-under", "0.4", "--max-infra", "0"]) == 1
     assert "below --crm-fail-under=0.4" in capsys.readouterr().out
 

@@ -86,8 +86,9 @@ def test_leaderboard_over_a_gold_and_a_null_run(mini_project: CrmProject, capsys
     out = capsys.readouterr().out
     for title in ("Table 6", "Table 7", "Figure 5", "Figure 13", "Figure 14", "Table 8", "Figure 16"):
         assert f"## {title}" in out
-    assert "| 1    | gold   | 33.33%      | 2/6      |" in out
-    assert "| 2    | null   | 0.00%       | 0/6      |" in out
+    assert "| 1    | gold   | 33.33%      | [9.7-70.0] | 2/6      |" in out
+    assert "| 2    | null   | 0.00%       | [0.0-39.0] | 0/6      |" in out
+    assert "* gold and null: the 95 % intervals overlap (9.7-70.0 % vs 0.0-39.0 %)" in out
     assert main(["leaderboard", "--json", *runs]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [(s["system"], s["rank"]) for s in data["systems"]] == [("gold", 1), ("null", 2)]
@@ -103,7 +104,7 @@ def test_crmbench_grade_replays_a_saved_run(mini_project: CrmProject, capsys: py
     assert main(["grade", str(run), *folders]) == 0
     out = capsys.readouterr().out
     assert out.startswith("re-graded trajectories: 6\n")
-    assert "| 1    | re-graded | 33.33%      | 2/6      |" in out
+    assert "| 1    | re-graded | 33.33%      | [9.7-70.0] | 2/6      |" in out
     # A recorded final state the replay does not reproduce is non-determinism (exit 1).
     trace = run / "traces" / "mini.jsonl"
     lines = trace.read_text().splitlines()

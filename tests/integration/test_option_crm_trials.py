@@ -29,7 +29,8 @@ def test_trials_get_their_own_seeds_and_are_reported(mini_project: CrmProject) -
         [
             "*- crmbench -*",
             "3 result(s) of round 1 of 2: 1 success, 0 failure, 2 not judged, 0 infra",
-            "2 trials: t1 33.33%, t2 33.33%; mean 33.33%, sample std 0.00 pp; pass^2 33.33%",
+            "2 trials: t1 33.33%, t2 33.33%; mean 33.33% [[]0.0-100.0[]] (95% CI, bootstrap over tasks), "
+            "sample std 0.00 pp; pass^2 33.33%; flip rate 0.00%",
         ]
     )
     records = load_run(mini_project.path / "run").records

@@ -1,0 +1,394 @@
+"""``crmbench report``: one self-contained HTML file for one or more runs (issue 13).
+
+The page needs no network when it is opened: CSS, script and figures (SVG) are inline. What a
+reader sees first is rendered here, as HTML that works without a script: the runs, the
+leaderboard with 95 % intervals, the figures and, for two runs, the paired comparison. The task
+table and the per-task pages are drawn by the page's script from embedded JSON: the table index
+is parsed on load, the task details only when a task is first opened, so a release-size run
+(555 tasks x 3 trials) opens fast.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import html
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pytest_crmbench import __version__
+from pytest_crmbench.results import figures, paired, stats, tables
+from pytest_crmbench.results.report import Count, Leaderboard, RunInput, build
+from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
+from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
+from pytest_crmbench.results.taskview import index_row, task_detail
+
+REPORT_HTML = "report.html"
+_PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
+
+
+@dataclass(frozen=True)
+class ReportRun:
+    """A run as the report reads it: the saved run and each result's task page data."""
+
+    saved: SavedRun
+    details: dict[tuple[str, int], dict[str, Any]]
+
+    @property
+    def name(self) -> str:
+        return self.saved.path.name
+
+
+def read_report_run(path: Path, sources: Sources) -> ReportRun:
+    """The run at ``path``; each trajectory is turned into its page data as it is read and then
+    dropped (a release run's traces are hundreds of megabytes, mostly full CRM states)."""
+    saved = load_run(path)
+    records = {record.key: record for record in saved.records}
+    details: dict[tuple[str, int], dict[str, Any]] = {}
+    for entry in read_traces(path):
+        if not isinstance(entry, dict) or not isinstance(entry.get("task_id"), str):
+            continue
+        record = records.get((entry["task_id"], int(entry.get("trial") or 0)))
+        if record is not None:  # a later entry (a resumed run) replaces an earlier one, like its record
+            details[record.key] = task_detail(record, entry, sources.tasks.get(record.task_id))
+    for key, record in records.items():
+        if key not in details:
+            details[key] = task_detail(record, None, sources.tasks.get(record.task_id))
+    return ReportRun(saved, details)
+
+
+def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
+    """The task files of ``tasks`` (a folder or one file); none when it does not exist."""
+    if tasks is None or not tasks.exists():
+        return Sources({}, [f"{tasks}: no task files found (user briefs and YAML lines not shown)"] if tasks else [])
+    files = task_files_in(tasks) if tasks.is_dir() else [tasks]
+    return load_sources(files, root)
+
+
+def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
+    """Read the runs at ``paths`` and write their report to ``output`` (atomically)."""
+    runs = [read_report_run(path, sources) for path in paths]
+    text = render(runs, sources)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    temporary = output.with_name(output.name + ".tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(output)
+    return output
+
+
+def render(runs: Sequence[ReportRun], sources: Sources, generated: datetime | None = None) -> str:
+    board = build([RunInput(r.name, r.saved.system, r.saved.created_at, r.saved.records) for r in runs])
+    index, details = _task_data(runs)
+    stamp = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    body = [
+        _header(runs, sources, stamp),
+        _leaderboard(board),
+        _figures(board),
+        _comparison(runs) if len(runs) == 2 else "",
+        _tasks_section(),
+    ]
+    values = {
+        "title": html.escape("crmbench report: " + ", ".join(r.name for r in runs)),
+        "css": _asset("report.css"),
+        "js": _asset("report.js"),
+        "body": "\n".join(part for part in body if part),
+        "index": _script_json(index),
+        "details": packed_json(details),
+    }
+    return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("report.html"))
+
+
+def _asset(name: str) -> str:
+    return resources.files("pytest_crmbench.results").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def _script_json(value: Any) -> str:
+    """JSON safe inside ``<script>``: ``</script>`` or ``<!--`` in an agent's text cannot end it."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def packed_json(value: Any) -> str:
+    """JSON, gzipped and base64-encoded: the task details, unpacked by the page on first use.
+
+    A release run's details are tens of megabytes of JSON; packed they are a tenth of that, which
+    is most of what makes the file open fast (the browser reads and scans every byte of the page
+    before it can draw anything). ``mtime=0`` keeps the bytes the same for the same runs.
+    """
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _task_data(runs: Sequence[ReportRun]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    rows: list[list[Any]] = []
+    details: list[dict[str, Any]] = []
+    for number, run in enumerate(runs):
+        for record in sorted(run.saved.records, key=lambda r: (r.task_id, r.trial)):
+            rows.append(index_row(record, number, len(details)))
+            details.append(run.details[record.key])
+    index = {
+        "runs": [{"name": r.name, "system": r.saved.system} for r in runs],
+        "columns": [
+            "run",
+            "task",
+            "trial",
+            "domain",
+            "difficulty",
+            "capabilities",
+            "outcome",
+            "label",
+            "failed",
+            "checks",
+            "turns",
+            "tools",
+            "detail",
+        ],
+        "rows": rows,
+    }
+    return index, details
+
+
+# -- server-rendered sections -------------------------------------------------------------------
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def _pct(value: Any) -> str:
+    return tables.pct(value)
+
+
+def _ci_bar(interval: stats.Interval | None, value: Any) -> str:
+    """The interval drawn as a bar on a 0-100 % track, the estimate as a tick."""
+    if interval is None or value is None:
+        return ""
+    low, width, tick = interval.low * 100, (interval.high - interval.low) * 100, float(value) * 100
+    title = f"95 % interval {interval.low * 100:.1f}-{interval.high * 100:.1f} % ({interval.method})"
+    return (
+        f'<span class="ci" title="{_e(title)}"><span style="left:{low:.2f}%;width:{width:.2f}%"></span>'
+        f'<i style="left:{tick:.2f}%"></i></span>'
+    )
+
+
+def _rate_cell(count: Count) -> str:
+    if not count.total:
+        return '<td class="num muted">n/a</td>'
+    span = tables.span(count.interval)
+    return (
+        f'<td class="num">{_pct(count.rate)} <small>({count.successes}/{count.total})</small> '
+        f'<small class="muted">{_e(span)}</small></td>'
+    )
+
+
+def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
+
+
+def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str) -> str:
+    rows = []
+    for run in runs:
+        manifest = run.saved.manifest
+        models = manifest.get("models") or {}
+        task_set = manifest.get("task_set") or {}
+        judge = (manifest.get("judge") or {}).get("model") or "none"
+        rows.append(
+            "<tr>"
+            f"<td><code>{_e(run.name)}</code></td><td>{_e(run.saved.system)}</td>"
+            f"<td>{_e(manifest.get('agent', ''))}</td><td>{_e(models.get('user') or 'scripted')}</td>"
+            f"<td>{_e(judge)}</td><td>{_e(run.saved.created_at)}</td><td class='num'>{len(run.saved.records)}</td>"
+            f"<td><code>{_e(str(task_set.get('hash') or '')[:12])}</code></td>"
+            "</tr>"
+        )
+    notes = "".join(f'<p class="note">{_e(p)}</p>' for p in sources.problems)
+    return (
+        '<header class="top"><h1>crmbench report</h1>'
+        f'<p class="muted">Generated {_e(stamp)} by crmbench {_e(__version__)}. '
+        "Every rate carries its 95 % interval in brackets. Strict success: every declared check of a task "
+        "passed; infra and error results are not scored and are counted apart.</p>"
+        '<nav><a href="#leaderboard">Leaderboard</a><a href="#figures">Figures</a>'
+        + ('<a href="#comparison">Comparison</a>' if len(runs) == 2 else "")
+        + '<a href="#tasks">Tasks</a></nav>'
+        + _table(["Run", "System", "Agent", "User simulator", "Judge", "Started", "Results", "Task set"], rows, "runs")
+        + notes
+        + "</header>"
+    )
+
+
+def _leaderboard(board: Leaderboard) -> str:
+    if not board.systems:
+        return '<section id="leaderboard"><h2>Leaderboard</h2><p>No results.</p></section>'
+    shared = stats.tied(board.ranks)
+    rows = []
+    for index, system in enumerate(board.systems):
+        first = system.first
+        usage = first.usage["agent"]
+        rows.append(
+            "<tr>"
+            f"<td>{_e(tables.rank_label(board.ranks[index], shared[index]))}</td>"
+            f"<th scope='row'>{_e(system.system)}</th>"
+            f"<td class='num strong'>{_pct(first.accuracy)}</td>"
+            f"<td class='num'>{_e(tables.span(first.overall.interval) or 'n/a')}</td>"
+            f"<td>{_ci_bar(first.overall.interval, first.accuracy)}</td>"
+            f"<td class='num'>{first.successes}/{first.scored}</td>"
+            f"<td class='num'>{_pct(first.macro)}</td>"
+            f"<td class='num'>{first.not_judged}</td><td class='num'>{first.infra}</td>"
+            f"<td class='num'>{first.errors}</td>"
+            f"<td class='num'>{_e(tables.usd(usage.cost_usd))}</td>"
+            f"<td class='num'>{_e(tables.usd(first.cost_per_success))}</td>"
+            "</tr>"
+        )
+    header = ["Rank", "System", "Strict acc.", "95% CI", "", "Passes/N", "Domain macro", "Not judged", "Infra"]
+    parts = [
+        '<section id="leaderboard"><h2>Leaderboard</h2>',
+        "<p>Systems ranked by strict accuracy on their first round (ties share a rank, shown <code>2=</code>).</p>",
+        _table([*header, "Errors", "Agent cost", "Cost/success"], rows, "board"),
+        _separations(board),
+        _rounds(board),
+        _usage(board),
+        "</section>",
+    ]
+    return "".join(parts)
+
+
+def _separations(board: Leaderboard) -> str:
+    pairs = board.separations()
+    if not pairs:
+        return ""
+    items = "".join(f"<li class='{'overlap' if p.overlap else 'apart'}'>{_e(p.sentence())}</li>" for p in pairs)
+    return f'<h3>Are the differences real?</h3><ul class="separations">{items}</ul>'
+
+
+def _rounds(board: Leaderboard) -> str:
+    repeated = [s for s in board.systems if len(s.rounds) > 1]
+    if not repeated:
+        return ""
+    rows = []
+    for system in repeated:
+        rounds = " ".join(f"{_pct(r)}" for r in system.round_rates)
+        std = "n/a" if system.std is None else f"{system.std * 100:.2f}"
+        rows.append(
+            f"<tr><th scope='row'>{_e(system.system)}</th><td>{_e(rounds)}</td>"
+            f"<td class='num'>{_pct(system.mean)} <small class='muted'>{_e(tables.span(system.mean_interval))}</small></td>"
+            f"<td>{_ci_bar(system.mean_interval, system.mean)}</td><td class='num'>{std}</td>"
+            f"<td class='num'>{_pct(system.pass_k)} <small>(k={len(system.rounds)})</small></td>"
+            f"<td class='num'>{_pct(system.flip_rate)}</td></tr>"
+        )
+    domain_rows = []
+    for system in repeated:
+        for domain in board.domains:
+            figures_ = system.reliability(domain)
+            if figures_.mean is None:
+                continue
+            domain_rows.append(
+                f"<tr><th scope='row'>{_e(system.system)}</th><td>{_e(domain)}</td>"
+                f"<td class='num'>{_pct(figures_.mean)} <small class='muted'>{_e(tables.span(figures_.interval))}</small></td>"
+                f"<td class='num'>{_pct(figures_.pass_k)}</td><td class='num'>{_pct(figures_.flip_rate)}</td></tr>"
+            )
+    return (
+        "<h3>Repeated rounds</h3><p>Mean of the round rates with a 95 % interval from a bootstrap over tasks "
+        "(a task's trials are not independent); pass^k: share of tasks that succeed in every round; flip rate: "
+        "share of tasks whose outcome differs between rounds.</p>"
+        + _table(["System", "Rounds", "Mean [95% CI]", "", "Std (pp)", "pass^k", "Flip rate"], rows)
+        + "<h3>Repeated rounds by domain</h3>"
+        + _table(["System", "Domain", "Mean [95% CI]", "pass^k", "Flip rate"], domain_rows)
+    )
+
+
+def _usage(board: Leaderboard) -> str:
+    rows = []
+    for system in board.systems:
+        for role, used in system.first.usage.items():
+            if used.calls:
+                rows.append(
+                    f"<tr><th scope='row'>{_e(system.system)}</th><td>{_e(role)}</td><td class='num'>{used.calls}</td>"
+                    f"<td class='num'>{used.prompt_tokens:,}</td><td class='num'>{used.completion_tokens:,}</td>"
+                    f"<td class='num'>{_e(tables.usd(used.cost_usd))}</td></tr>"
+                )
+    if not rows:
+        return (
+            "<h3>Model usage by role</h3><p class='muted'>No model usage recorded (gold, null or scripted agents).</p>"
+        )
+    return "<h3>Model usage by role</h3>" + _table(
+        ["System", "Role", "Calls", "Prompt tokens", "Completion tokens", "Cost (cache-neutral)"], rows
+    )
+
+
+def _figures(board: Leaderboard) -> str:
+    if not board.systems:
+        return ""
+    try:
+        drawn = figures.draw(board)
+    except figures.MatplotlibMissing as exc:
+        return f'<section id="figures"><h2>Figures</h2><p class="note">{_e(exc)}</p></section>'
+    items = "".join(
+        f'<figure id="figure-{_e(f.key)}"><h3>{_e(f.title)}</h3>{f.svg}<figcaption>{_e(f.caption)}</figcaption></figure>'
+        for f in drawn
+    )
+    return f'<section id="figures"><h2>Figures</h2><div class="figures">{items}</div></section>'
+
+
+def _comparison(runs: Sequence[ReportRun]) -> str:
+    before, now = runs
+    comparison = paired.compare(now.saved.records, before.saved.records)
+    title = f"{_e(now.name)} against {_e(before.name)}"
+    if comparison is None:
+        return f'<section id="comparison"><h2>Comparison: {title}</h2><p>No task was scored in both runs.</p></section>'
+    rows = []
+    for name, group in [("overall", comparison), *paired.by_domain(comparison).items()]:
+        (s1, n1), (s0, n0) = group.now, group.before
+        rows.append(
+            f"<tr><th scope='row'>{_e(name)}</th><td class='num'>{s0}/{n0}</td><td class='num'>{s1}/{n1}</td>"
+            f"<td class='num'>{group.difference * 100:+.2f} pp</td>"
+            f"<td class='num'>[{group.interval.low * 100:+.1f}, {group.interval.high * 100:+.1f}]</td>"
+            f"<td>{_e(group.test)}</td><td class='num'>{_e(paired.format_p(group.p_value))}</td>"
+            f"<td class='num'>{len(group.worse)}</td><td class='num'>{len(group.better)}</td></tr>"
+        )
+    verdict = (
+        "The difference is significant at the 5 % level."
+        if comparison.significant(0.05)
+        else "The difference is not significant at the 5 % level: it is within what chance alone produces on "
+        "these tasks."
+    )
+    flips = "".join(
+        f"<h3>{_e(word)} ({len(pairs_)})</h3>" + _flip_list(pairs_, word)
+        for word, pairs_ in (("Worse now", comparison.worse), ("Better now", comparison.better))
+    )
+    return (
+        f'<section id="comparison"><h2>Comparison: {title}</h2>'
+        f"<p>Paired over the {len(comparison.pairs)} task(s) scored in both runs (the first run given is the "
+        f"baseline). {_e(verdict)}</p>"
+        + _table(["", "Baseline", "Now", "Difference", "95% CI", "Test", "p", "Worse", "Better"], rows, "comparison")
+        + flips
+        + "</section>"
+    )
+
+
+def _flip_list(pairs_: Sequence[paired.TaskPair], word: str) -> str:
+    if not pairs_:
+        return "<p class='muted'>none</p>"
+    items = "".join(
+        f"<li><a href='#task={_e(p.task_id)}' data-task='{_e(p.task_id)}'><code>{_e(p.task_id)}</code></a> "
+        f"<span class='muted'>{_e(p.domain)}</span> {p.before[0]}/{p.before[1]} → {p.now[0]}/{p.now[1]}</li>"
+        for p in pairs_
+    )
+    return f'<ul class="flips {"worse" if word.startswith("Worse") else "better"}">{items}</ul>'
+
+
+def _tasks_section() -> str:
+    return (
+        '<section id="tasks"><h2>Tasks</h2>'
+        '<div id="filters" class="filters" role="search"></div>'
+        '<p id="task-count" class="muted" aria-live="polite"></p>'
+        '<div class="scroll"><table id="task-table" class="tasks"><thead></thead><tbody></tbody></table></div>'
+        '<p><button id="show-all" type="button" hidden>Show all</button></p>'
+        '<noscript><p class="note">The task table and task pages need JavaScript.</p></noscript>'
+        '</section><section id="task-view" hidden aria-live="polite"></section>'
+    )
