@@ -33,7 +33,8 @@ class WorldInvariants(ToolEnvironment):
         for order_id, order in self.state["orders"].items():
             for i, line in enumerate(order["line_items"]):
                 refunds = [
-                    r for r in self.state["refunds"].values()
+                    r
+                    for r in self.state["refunds"].values()
                     if r["order_id"] == order_id and r["line_id"] == line["line_id"]
                 ]
                 if sum(int(r["quantity"]) for r in refunds) != int(line["returned_quantity"]):

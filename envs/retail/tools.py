@@ -89,10 +89,16 @@ class CustomerTools(RetailRules):
             address: The full new address, street, city, state and ZIP.
         """
         order = self.order_of(customer_id, order_id)
-        require(order["status"] in MODIFIABLE, 409, "ORDER_ALREADY_SHIPPED", f"{order_id} is {order['status']}.",
-                param="order_id")
-        require(len(address.strip()) >= 10, 422, "ADDRESS_INCOMPLETE", "Give street, city, state and ZIP.",
-                param="address")
+        require(
+            order["status"] in MODIFIABLE,
+            409,
+            "ORDER_ALREADY_SHIPPED",
+            f"{order_id} is {order['status']}.",
+            param="order_id",
+        )
+        require(
+            len(address.strip()) >= 10, 422, "ADDRESS_INCOMPLETE", "Give street, city, state and ZIP.", param="address"
+        )
         order["shipping_address"] = address.strip()
         return {"order_id": order_id, "shipping_address": order["shipping_address"]}
 
@@ -109,8 +115,13 @@ class CustomerTools(RetailRules):
             reason: Why, in a few words.
         """
         order = self.order_of(customer_id, order_id)
-        require(order["status"] in MODIFIABLE, 409, "ORDER_ALREADY_SHIPPED", f"{order_id} is {order['status']}.",
-                param="order_id")
+        require(
+            order["status"] in MODIFIABLE,
+            409,
+            "ORDER_ALREADY_SHIPPED",
+            f"{order_id} is {order['status']}.",
+            param="order_id",
+        )
         order.update(status="cancelled", cancel_reason=reason)
         return {"order_id": order_id, "status": "cancelled"}
 
@@ -142,38 +153,71 @@ class ReturnTools(RetailRules):
             refund_method: "original" (the order's payment method) or "store_credit".
         """
         order = self.order_of(customer_id, order_id)
-        line = next((l for l in order["line_items"] if l["line_id"] == line_id), None)
+        line = next((item for item in order["line_items"] if item["line_id"] == line_id), None)
         if line is None:
             raise Rejection(404, "LINE_NOT_FOUND", f"{order_id} has no line {line_id!r}.", param="line_id")
-        require(order["status"] == "delivered", 409, "ORDER_NOT_DELIVERED", f"{order_id} is {order['status']}.",
-                param="order_id")
+        require(
+            order["status"] == "delivered",
+            409,
+            "ORDER_NOT_DELIVERED",
+            f"{order_id} is {order['status']}.",
+            param="order_id",
+        )
         window = int(self.state["settings"]["return_window_days"])
         delivered = date.fromisoformat(order["delivered_on"])
-        require((self.today() - delivered).days <= window, 422, "RETURN_WINDOW_CLOSED",
-                f"{order_id} was delivered on {order['delivered_on']}; returns close after {window} days.",
-                param="order_id")
-        require(not self.state["variants"][line["variant_id"]]["final_sale"], 422, "FINAL_SALE",
-                f"Line {line_id} is a final-sale item.", param="line_id")
+        require(
+            (self.today() - delivered).days <= window,
+            422,
+            "RETURN_WINDOW_CLOSED",
+            f"{order_id} was delivered on {order['delivered_on']}; returns close after {window} days.",
+            param="order_id",
+        )
+        require(
+            not self.state["variants"][line["variant_id"]]["final_sale"],
+            422,
+            "FINAL_SALE",
+            f"Line {line_id} is a final-sale item.",
+            param="line_id",
+        )
         left = int(line["quantity"]) - int(line["returned_quantity"])
-        require(0 < quantity <= left, 422, "QUANTITY_NOT_RETURNABLE", f"{left} unit(s) of {line_id} can be returned.",
-                param="quantity")
+        require(
+            0 < quantity <= left,
+            422,
+            "QUANTITY_NOT_RETURNABLE",
+            f"{left} unit(s) of {line_id} can be returned.",
+            param="quantity",
+        )
         gross = Decimal(line["unit_price"]) * quantity
         fee = Decimal(str(restocking_fee)).quantize(CENT)
         cap = (gross * int(self.state["settings"]["max_restocking_fee_percent"]) / 100).quantize(CENT)
-        require(Decimal(0) <= fee <= cap, 422, "RESTOCKING_FEE_OUT_OF_RANGE",
-                "The restocking fee must be between zero and the cap in policy.", param="restocking_fee")
+        require(
+            Decimal(0) <= fee <= cap,
+            422,
+            "RESTOCKING_FEE_OUT_OF_RANGE",
+            "The restocking fee must be between zero and the cap in policy.",
+            param="restocking_fee",
+        )
         amount = gross - fee
         line["returned_quantity"] = int(line["returned_quantity"]) + quantity
-        if all(l["returned_quantity"] == l["quantity"] for l in order["line_items"]):
+        if all(item["returned_quantity"] == item["quantity"] for item in order["line_items"]):
             order["status"] = "returned"
         if refund_method == "store_credit":
             customer = self.state["customers"][customer_id]
             customer["store_credit"] = Decimal(customer["store_credit"]) + amount
-        refund = self.insert("refunds", {
-            "order_id": order_id, "customer_id": customer_id, "line_id": line_id, "quantity": quantity,
-            "condition": condition, "restocking_fee": fee, "amount": amount, "method": refund_method,
-            "created_at": self.stamp(),
-        })
+        refund = self.insert(
+            "refunds",
+            {
+                "order_id": order_id,
+                "customer_id": customer_id,
+                "line_id": line_id,
+                "quantity": quantity,
+                "condition": condition,
+                "restocking_fee": fee,
+                "amount": amount,
+                "method": refund_method,
+                "created_at": self.stamp(),
+            },
+        )
         return {"refund_id": refund["refund_id"], "amount": refund["amount"], "method": refund_method}
 
 
@@ -210,13 +254,25 @@ class StoreTools(RetailRules):
         self.get("variants", variant_id)
         require(from_store != to_store, 422, "SAME_STORE", "A transfer needs two different stores.", param="to_store")
         on_hand = int(source["inventory"].get(variant_id, 0))
-        require(0 < quantity <= on_hand, 422, "INSUFFICIENT_STOCK", f"{from_store} has {on_hand} unit(s).",
-                param="quantity")
+        require(
+            0 < quantity <= on_hand, 422, "INSUFFICIENT_STOCK", f"{from_store} has {on_hand} unit(s).", param="quantity"
+        )
         source["inventory"][variant_id] = on_hand - quantity
         target["inventory"][variant_id] = int(target["inventory"].get(variant_id, 0)) + quantity
-        record = self.insert("transfers", {
-            "employee_id": employee_id, "from_store": from_store, "to_store": to_store, "variant_id": variant_id,
-            "quantity": quantity, "created_at": self.stamp(),
-        })
-        return {"transfer_id": record["transfer_id"], "from_store": from_store, "to_store": to_store,
-                "quantity": quantity}
+        record = self.insert(
+            "transfers",
+            {
+                "employee_id": employee_id,
+                "from_store": from_store,
+                "to_store": to_store,
+                "variant_id": variant_id,
+                "quantity": quantity,
+                "created_at": self.stamp(),
+            },
+        )
+        return {
+            "transfer_id": record["transfer_id"],
+            "from_store": from_store,
+            "to_store": to_store,
+            "quantity": quantity,
+        }
