@@ -97,7 +97,9 @@ class Booking(Record):
     fare_brand: FareBrandName
     passengers: list[Passenger] = Field(min_length=1)
     segments: list[str] = Field(min_length=1, description="Flight ids, in travel order.")
-    segment_fares: dict[str, Money] = Field(description="Flight id -> fare per passenger when booked or changed onto it.")
+    segment_fares: dict[str, Money] = Field(
+        description="Flight id -> fare per passenger when booked or changed onto it."
+    )
     checked_bags: int = Field(ge=0)
     insurance: bool
     total_paid: Money = Field(ge=0, description="Everything charged on this booking so far.")

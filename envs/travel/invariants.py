@@ -45,7 +45,9 @@ class WorldInvariants(ToolEnvironment):
             )
             if credited > refunded:
                 yield Violation(f"bookings.{locator}.refunded", f"refund credits {credited} exceed it")
-            vouchers = [c for c in self.state["credits"].values() if c["locator"] == locator and c["kind"] == "compensation"]
+            vouchers = [
+                c for c in self.state["credits"].values() if c["locator"] == locator and c["kind"] == "compensation"
+            ]
             if len(vouchers) != int(booking["compensated"]):
                 yield Violation(f"bookings.{locator}.compensated", f"disagrees with {len(vouchers)} vouchers")
 

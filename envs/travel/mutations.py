@@ -56,7 +56,11 @@ def refund_standard_to_card(situation: Situation) -> Iterator[Insertion]:
             continue
         if NOW - datetime.fromisoformat(booking["created_at"]) < timedelta(hours=24):
             continue
-        args = {**(call.effective_arguments or {}), "refund_to": "original_payment", "refund_amount": str(booking["total_paid"])}
+        args = {
+            **(call.effective_arguments or {}),
+            "refund_to": "original_payment",
+            "refund_amount": str(booking["total_paid"]),
+        }
         yield Insertion(call.index, (Call("cancel_booking", args),))
 
 

@@ -147,27 +147,59 @@ class FlightTools(Desk):
         """
         booking = self.booking_of(traveller_id, locator)
         self.confirmed(booking)
-        require(old_flight_id in booking["segments"], 422, "FLIGHT_NOT_ON_BOOKING",
-                f"{old_flight_id} is not on {locator}.", param="old_flight_id")
+        require(
+            old_flight_id in booking["segments"],
+            422,
+            "FLIGHT_NOT_ON_BOOKING",
+            f"{old_flight_id} is not on {locator}.",
+            param="old_flight_id",
+        )
         old = self.state["flights"][old_flight_id]
         new = self.get("flights", new_flight_id, param="new_flight_id")
-        require(new_flight_id not in booking["segments"], 409, "SAME_FLIGHT",
-                f"{locator} is already on {new_flight_id}.", param="new_flight_id")
-        require((new["origin"], new["destination"]) == (old["origin"], old["destination"]), 422, "ROUTE_MISMATCH",
-                f"{new_flight_id} flies {new['origin']}-{new['destination']}, not {old['origin']}-{old['destination']}.",
-                param="new_flight_id")
-        require(new["status"] != "cancelled", 409, "FLIGHT_CANCELLED", f"{new_flight_id} is cancelled.",
-                param="new_flight_id")
-        require(instant(new["departs"]) > self.now(), 422, "FLIGHT_DEPARTED", f"{new_flight_id} has left.",
-                param="new_flight_id")
+        require(
+            new_flight_id not in booking["segments"],
+            409,
+            "SAME_FLIGHT",
+            f"{locator} is already on {new_flight_id}.",
+            param="new_flight_id",
+        )
+        require(
+            (new["origin"], new["destination"]) == (old["origin"], old["destination"]),
+            422,
+            "ROUTE_MISMATCH",
+            f"{new_flight_id} flies {new['origin']}-{new['destination']}, not {old['origin']}-{old['destination']}.",
+            param="new_flight_id",
+        )
+        require(
+            new["status"] != "cancelled",
+            409,
+            "FLIGHT_CANCELLED",
+            f"{new_flight_id} is cancelled.",
+            param="new_flight_id",
+        )
+        require(
+            instant(new["departs"]) > self.now(),
+            422,
+            "FLIGHT_DEPARTED",
+            f"{new_flight_id} has left.",
+            param="new_flight_id",
+        )
         brand = self.state["settings"]["fare_brands"][booking["fare_brand"]]
-        require(brand["changeable"] or old["status"] == "cancelled", 422, "FARE_NOT_CHANGEABLE",
-                f"A {booking['fare_brand']} fare cannot be changed.", param="locator")
+        require(
+            brand["changeable"] or old["status"] == "cancelled",
+            422,
+            "FARE_NOT_CHANGEABLE",
+            f"A {booking['fare_brand']} fare cannot be changed.",
+            param="locator",
+        )
         cabin, seats = booking["cabin"], len(booking["passengers"])
         if new["seats_available"][cabin] < seats:
-            raise Rejection(409, "NOT_ENOUGH_SEATS",
-                            f"{new_flight_id} has {new['seats_available'][cabin]} {cabin} seats left; {seats} needed.",
-                            param="new_flight_id")
+            raise Rejection(
+                409,
+                "NOT_ENOUGH_SEATS",
+                f"{new_flight_id} has {new['seats_available'][cabin]} {cabin} seats left; {seats} needed.",
+                param="new_flight_id",
+            )
         charge = self.money(amount_charged)
         require(charge >= ZERO, 422, "NEGATIVE_AMOUNT", "amount_charged cannot be negative.", param="amount_charged")
         new["seats_available"][cabin] -= seats
@@ -207,8 +239,13 @@ class ServiceTools(Desk):
         amount = self.money(refund_amount)
         require(amount >= ZERO, 422, "NEGATIVE_AMOUNT", "refund_amount cannot be negative.", param="refund_amount")
         left = self.money(booking["total_paid"]) - self.money(booking["refunded"])
-        require(amount <= left, 422, "REFUND_EXCEEDS_PAID", f"At most {left} can be refunded on {locator}.",
-                param="refund_amount")
+        require(
+            amount <= left,
+            422,
+            "REFUND_EXCEEDS_PAID",
+            f"At most {left} can be refunded on {locator}.",
+            param="refund_amount",
+        )
         for flight_id in booking["segments"]:
             flight = self.state["flights"][flight_id]
             if flight["status"] != "cancelled":
@@ -217,8 +254,16 @@ class ServiceTools(Desk):
         booking["refunded"] = self.money(booking["refunded"]) + amount
         result: dict[str, Any] = {"locator": locator, "status": "cancelled", "refunded": amount, "refund_to": refund_to}
         if refund_to == "travel_credit" and amount > ZERO:
-            credit = self.insert("credits", {"traveller_id": traveller_id, "locator": locator,
-                                             "kind": "refund_credit", "amount": amount, "issued_at": self.stamp()})
+            credit = self.insert(
+                "credits",
+                {
+                    "traveller_id": traveller_id,
+                    "locator": locator,
+                    "kind": "refund_credit",
+                    "amount": amount,
+                    "issued_at": self.stamp(),
+                },
+            )
             result["credit_id"] = credit["credit_id"]
         return result
 
@@ -237,8 +282,13 @@ class ServiceTools(Desk):
         self.confirmed(booking)
         require(bags > 0, 422, "INVALID_QUANTITY", "Add at least one bag.", param="bags")
         most = int(self.state["settings"]["max_bags_per_passenger"]) * len(booking["passengers"])
-        require(booking["checked_bags"] + bags <= most, 422, "TOO_MANY_BAGS",
-                f"{locator} may check at most {most} bags; it has {booking['checked_bags']}.", param="bags")
+        require(
+            booking["checked_bags"] + bags <= most,
+            422,
+            "TOO_MANY_BAGS",
+            f"{locator} may check at most {most} bags; it has {booking['checked_bags']}.",
+            param="bags",
+        )
         charge = self.money(amount_charged)
         require(charge >= ZERO, 422, "NEGATIVE_AMOUNT", "amount_charged cannot be negative.", param="amount_charged")
         booking["checked_bags"] += bags
@@ -258,15 +308,33 @@ class ServiceTools(Desk):
         booking = self.booking_of(traveller_id, locator)
         flights = booking["segments"] + booking["rebooked_from"]
         disrupted = [f for f in flights if self.state["flights"][f]["status"] != "scheduled"]
-        require(not booking["compensated"], 409, "ALREADY_COMPENSATED", f"{locator} was already compensated.",
-                param="locator")
-        require(bool(disrupted), 422, "FLIGHT_NOT_DISRUPTED",
-                f"No flight of {locator} is cancelled or delayed.", param="locator")
+        require(
+            not booking["compensated"],
+            409,
+            "ALREADY_COMPENSATED",
+            f"{locator} was already compensated.",
+            param="locator",
+        )
+        require(
+            bool(disrupted),
+            422,
+            "FLIGHT_NOT_DISRUPTED",
+            f"No flight of {locator} is cancelled or delayed.",
+            param="locator",
+        )
         value = self.money(amount)
         require(value > ZERO, 422, "INVALID_AMOUNT", "amount must be positive.", param="amount")
         booking["compensated"] = True
-        credit = self.insert("credits", {"traveller_id": traveller_id, "locator": locator, "kind": "compensation",
-                                         "amount": value, "issued_at": self.stamp()})
+        credit = self.insert(
+            "credits",
+            {
+                "traveller_id": traveller_id,
+                "locator": locator,
+                "kind": "compensation",
+                "amount": value,
+                "issued_at": self.stamp(),
+            },
+        )
         return {"credit_id": credit["credit_id"], "amount": value}
 
     @tool(kind="write")
@@ -283,6 +351,7 @@ class ServiceTools(Desk):
         queued = [e["escalation_id"] for e in self.state["escalations"].values() if e["traveller_id"] == traveller_id]
         if queued:
             raise Rejection(409, "ALREADY_ESCALATED", f"{queued[0]} is already queued.", param="traveller_id")
-        case = self.insert("escalations", {"traveller_id": traveller_id, "summary": summary, "created_at": self.stamp()})
+        case = self.insert(
+            "escalations", {"traveller_id": traveller_id, "summary": summary, "created_at": self.stamp()}
+        )
         return {"escalation_id": case["escalation_id"], "status": "queued"}
-

@@ -9,8 +9,14 @@ from .helpers import make, ok
 
 def run(seed: int) -> dict[str, Any]:
     env = make(seed=seed)
-    ok(env, "cancel_booking", traveller_id="TRV-20417", locator="P8NW3C", refund_amount="237.40",
-       refund_to="travel_credit")
+    ok(
+        env,
+        "cancel_booking",
+        traveller_id="TRV-20417",
+        locator="P8NW3C",
+        refund_amount="237.40",
+        refund_to="travel_credit",
+    )
     ok(env, "issue_compensation", traveller_id="TRV-20417", locator="K7Q2ZD", amount="400.00")
     ok(env, "transfer_to_agent", traveller_id="TRV-20417", summary="lost bag claim")
     return env.state

@@ -16,13 +16,26 @@ from .helpers import make
 TRAVELLERS = ["TRV-20417", "TRV-20418", "TRV-20419", "TRV-20420", "TRV-20421"]
 LOCATORS = ["H4LM8P", "D3RY6F", "Q9TB5W", "P8NW3C", "K7Q2ZD", "G2HF7L"]
 FLIGHTS = [
-    "NA101-2026-05-14", "NA101-2026-05-15", "NA105-2026-05-15", "NA220-2026-05-12",
-    "NA224-2026-05-12", "NA228-2026-05-12", "NA310-2026-05-11", "NA430-2026-05-20",
+    "NA101-2026-05-14",
+    "NA101-2026-05-15",
+    "NA105-2026-05-15",
+    "NA220-2026-05-12",
+    "NA224-2026-05-12",
+    "NA228-2026-05-12",
+    "NA310-2026-05-11",
+    "NA430-2026-05-20",
 ]
 AMOUNTS = st.decimals(min_value=Decimal("-10"), max_value=Decimal("1500"), places=2)
 OWNED = st.sampled_from(
-    [("TRV-20419", "H4LM8P"), ("TRV-20418", "D3RY6F"), ("TRV-20420", "Q9TB5W"), ("TRV-20417", "P8NW3C"),
-     ("TRV-20417", "K7Q2ZD"), ("TRV-20421", "G2HF7L"), ("TRV-20419", "D3RY6F")]
+    [
+        ("TRV-20419", "H4LM8P"),
+        ("TRV-20418", "D3RY6F"),
+        ("TRV-20420", "Q9TB5W"),
+        ("TRV-20417", "P8NW3C"),
+        ("TRV-20417", "K7Q2ZD"),
+        ("TRV-20421", "G2HF7L"),
+        ("TRV-20419", "D3RY6F"),
+    ]
 )
 
 
@@ -31,20 +44,32 @@ def _with(owner: tuple[str, str], **rest: Any) -> dict[str, Any]:
 
 
 OPERATIONS = st.one_of(
-    st.builds(lambda o, a, b, m: ("change_flight", _with(o, old_flight_id=a, new_flight_id=b, amount_charged=m)),
-              OWNED, st.sampled_from(FLIGHTS), st.sampled_from(FLIGHTS), AMOUNTS),
-    st.builds(lambda o, m, to: ("cancel_booking", _with(o, refund_amount=m, refund_to=to)),
-              OWNED, AMOUNTS, st.sampled_from(["original_payment", "travel_credit"])),
-    st.builds(lambda o, n, m: ("add_checked_bags", _with(o, bags=n, amount_charged=m)), OWNED, st.integers(-1, 7),
-              AMOUNTS),
+    st.builds(
+        lambda o, a, b, m: ("change_flight", _with(o, old_flight_id=a, new_flight_id=b, amount_charged=m)),
+        OWNED,
+        st.sampled_from(FLIGHTS),
+        st.sampled_from(FLIGHTS),
+        AMOUNTS,
+    ),
+    st.builds(
+        lambda o, m, to: ("cancel_booking", _with(o, refund_amount=m, refund_to=to)),
+        OWNED,
+        AMOUNTS,
+        st.sampled_from(["original_payment", "travel_credit"]),
+    ),
+    st.builds(
+        lambda o, n, m: ("add_checked_bags", _with(o, bags=n, amount_charged=m)), OWNED, st.integers(-1, 7), AMOUNTS
+    ),
     st.builds(lambda o, m: ("issue_compensation", _with(o, amount=m)), OWNED, AMOUNTS),
 )
 READS = st.one_of(
     st.builds(lambda t: ("list_bookings", {"traveller_id": t}), st.sampled_from(TRAVELLERS)),
     st.builds(lambda t: ("get_traveller", {"traveller_id": t}), st.sampled_from(TRAVELLERS)),
     st.builds(lambda o: ("get_booking", _with(o)), OWNED),
-    st.builds(lambda d: ("search_flights", {"origin": "JFK", "destination": "LAX", "date": d}),
-              st.sampled_from(["2026-05-12", "2026-05-15"])),
+    st.builds(
+        lambda d: ("search_flights", {"origin": "JFK", "destination": "LAX", "date": d}),
+        st.sampled_from(["2026-05-12", "2026-05-15"]),
+    ),
     st.just(("get_baggage_rules", {})),
 )
 

@@ -23,8 +23,12 @@ def test_verification_checks_the_date_of_birth_without_revealing_it() -> None:
 def test_another_travellers_booking_is_refused() -> None:
     env = make()
     assert code_of(env, "get_booking", traveller_id=HANNAH, locator="D3RY6F") == "NOT_OWNER"
-    assert code_of(env, "cancel_booking", traveller_id=HANNAH, locator="D3RY6F", refund_amount="0",
-                   refund_to="travel_credit") == "NOT_OWNER"
+    assert (
+        code_of(
+            env, "cancel_booking", traveller_id=HANNAH, locator="D3RY6F", refund_amount="0", refund_to="travel_credit"
+        )
+        == "NOT_OWNER"
+    )
     assert code_of(env, "get_booking", traveller_id=HANNAH, locator="ZZZZZZ") == "BOOKING_NOT_FOUND"
 
 
@@ -34,8 +38,14 @@ def test_search_lists_flights_of_the_local_departure_date() -> None:
 
 
 def change(env: object, **overrides: str) -> str | None:
-    args = {"traveller_id": HANNAH, "locator": "H4LM8P", "old_flight_id": "NA101-2026-05-14",
-            "new_flight_id": "NA101-2026-05-15", "amount_charged": "111.00", **overrides}
+    args = {
+        "traveller_id": HANNAH,
+        "locator": "H4LM8P",
+        "old_flight_id": "NA101-2026-05-14",
+        "new_flight_id": "NA101-2026-05-15",
+        "amount_charged": "111.00",
+        **overrides,
+    }
     return code_of(env, "change_flight", **args)  # type: ignore[arg-type]
 
 
@@ -69,17 +79,40 @@ def test_a_change_moves_seats_and_adds_the_charge() -> None:
 
 def test_a_basic_fare_changes_only_off_a_cancelled_flight() -> None:
     env = make()
-    assert code_of(env, "change_flight", traveller_id="TRV-20420", locator="Q9TB5W", old_flight_id="NA430-2026-05-20",
-                   new_flight_id="NA430-2026-05-20", amount_charged="0") == "SAME_FLIGHT"
+    assert (
+        code_of(
+            env,
+            "change_flight",
+            traveller_id="TRV-20420",
+            locator="Q9TB5W",
+            old_flight_id="NA430-2026-05-20",
+            new_flight_id="NA430-2026-05-20",
+            amount_charged="0",
+        )
+        == "SAME_FLIGHT"
+    )
     # K7Q2ZD is basic too, but its flight was cancelled: two passengers, one seat on NA224
     args = {"traveller_id": AMARA, "locator": "K7Q2ZD", "old_flight_id": "NA220-2026-05-12", "amount_charged": "0"}
     assert code_of(env, "change_flight", new_flight_id="NA224-2026-05-12", **args) == "NOT_ENOUGH_SEATS"
     assert code_of(env, "change_flight", new_flight_id="NA228-2026-05-12", **args) is None
     assert env.state["bookings"]["K7Q2ZD"]["rebooked_from"] == ["NA220-2026-05-12"]
     held = make({"flights": {"NA430-2026-05-20": {"status": "scheduled"}}})
-    held.state["flights"]["NA431-2026-05-20"] = {**held.state["flights"]["NA430-2026-05-20"], "flight_id": "NA431-2026-05-20"}
-    assert code_of(held, "change_flight", traveller_id="TRV-20420", locator="Q9TB5W", old_flight_id="NA430-2026-05-20",
-                   new_flight_id="NA431-2026-05-20", amount_charged="0") == "FARE_NOT_CHANGEABLE"
+    held.state["flights"]["NA431-2026-05-20"] = {
+        **held.state["flights"]["NA430-2026-05-20"],
+        "flight_id": "NA431-2026-05-20",
+    }
+    assert (
+        code_of(
+            held,
+            "change_flight",
+            traveller_id="TRV-20420",
+            locator="Q9TB5W",
+            old_flight_id="NA430-2026-05-20",
+            new_flight_id="NA431-2026-05-20",
+            amount_charged="0",
+        )
+        == "FARE_NOT_CHANGEABLE"
+    )
 
 
 def test_no_change_onto_a_cancelled_or_departed_flight() -> None:
@@ -103,8 +136,9 @@ def test_cancel_refunds_at_most_what_was_paid_and_only_once() -> None:
 
 def test_a_travel_credit_lands_on_the_profile() -> None:
     env = make()
-    done = ok(env, "cancel_booking", traveller_id=AMARA, locator="P8NW3C", refund_amount="237.40",
-              refund_to="travel_credit")
+    done = ok(
+        env, "cancel_booking", traveller_id=AMARA, locator="P8NW3C", refund_amount="237.40", refund_to="travel_credit"
+    )
     profile = ok(env, "get_traveller", traveller_id=AMARA)
     assert [(c["credit_id"], Decimal(str(c["amount"])), c["kind"]) for c in profile["credits"]] == [
         (done["credit_id"], Decimal("237.40"), "refund_credit")
@@ -137,8 +171,15 @@ def test_compensation_only_for_a_disrupted_flight_and_once() -> None:
 
 def test_compensation_follows_a_rebooking_off_a_cancelled_flight() -> None:
     env = make()
-    ok(env, "change_flight", traveller_id=AMARA, locator="K7Q2ZD", old_flight_id="NA220-2026-05-12",
-       new_flight_id="NA228-2026-05-12", amount_charged="0.00")
+    ok(
+        env,
+        "change_flight",
+        traveller_id=AMARA,
+        locator="K7Q2ZD",
+        old_flight_id="NA220-2026-05-12",
+        new_flight_id="NA228-2026-05-12",
+        amount_charged="0.00",
+    )
     assert ok(env, "issue_compensation", traveller_id=AMARA, locator="K7Q2ZD", amount="400.00")["amount"] == Decimal(
         "400.00"
     )

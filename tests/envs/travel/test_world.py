@@ -28,18 +28,43 @@ def test_every_task_starts_in_a_consistent_world(record: Any) -> None:
 
 
 BROKEN_WORLDS: list[tuple[str, dict[str, Any], str]] = [
-    ("booking-of-unknown-traveller", {"bookings": {"H4LM8P": {"traveller_id": "TRV-1"}}}, "bookings.H4LM8P.traveller_id"),
-    ("segment-without-fare", {"bookings": {"H4LM8P": {"segment_fares": {"NA430-2026-05-20": 10}}}}, "bookings.H4LM8P.segment_fares"),
-    ("refunded-more-than-paid", {"bookings": {"H4LM8P": {"status": "cancelled", "refunded": 700}}}, "bookings.H4LM8P.refunded"),
+    (
+        "booking-of-unknown-traveller",
+        {"bookings": {"H4LM8P": {"traveller_id": "TRV-1"}}},
+        "bookings.H4LM8P.traveller_id",
+    ),
+    (
+        "segment-without-fare",
+        {"bookings": {"H4LM8P": {"segment_fares": {"NA430-2026-05-20": 10}}}},
+        "bookings.H4LM8P.segment_fares",
+    ),
+    (
+        "refunded-more-than-paid",
+        {"bookings": {"H4LM8P": {"status": "cancelled", "refunded": 700}}},
+        "bookings.H4LM8P.refunded",
+    ),
     ("refund-on-live-booking", {"bookings": {"H4LM8P": {"refunded": 10}}}, "bookings.H4LM8P.status"),
     ("compensated-without-voucher", {"bookings": {"K7Q2ZD": {"compensated": True}}}, "bookings.K7Q2ZD.compensated"),
-    ("negative-seats", {"flights": {"NA224-2026-05-12": {"seats_available": {"economy": -1, "business": 2}}}},
-     "flights.NA224-2026-05-12.seats_available.economy"),
+    (
+        "negative-seats",
+        {"flights": {"NA224-2026-05-12": {"seats_available": {"economy": -1, "business": 2}}}},
+        "flights.NA224-2026-05-12.seats_available.economy",
+    ),
     ("too-many-bags", {"bookings": {"H4LM8P": {"checked_bags": 4}}}, "bookings.H4LM8P.checked_bags"),
     (
         "credit-of-another-traveller",
-        {"credits": {"CR-AAAAAA": {"credit_id": "CR-AAAAAA", "traveller_id": "TRV-20418", "locator": "H4LM8P",
-                                   "kind": "compensation", "amount": 50, "issued_at": "2026-05-11T10:00:00-04:00"}}},
+        {
+            "credits": {
+                "CR-AAAAAA": {
+                    "credit_id": "CR-AAAAAA",
+                    "traveller_id": "TRV-20418",
+                    "locator": "H4LM8P",
+                    "kind": "compensation",
+                    "amount": 50,
+                    "issued_at": "2026-05-11T10:00:00-04:00",
+                }
+            }
+        },
         "credits.CR-AAAAAA.locator",
     ),
 ]
