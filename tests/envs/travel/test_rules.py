@@ -98,7 +98,6 @@ def test_a_basic_fare_changes_only_off_a_cancelled_flight() -> None:
     assert env.state["bookings"]["K7Q2ZD"]["rebooked_from"] == ["NA220-2026-05-12"]
     basic = {"traveller_id": DANIEL, "locator": "B6KP4T", "old_flight_id": "NA430-2026-05-20", "amount_charged": "75"}
     assert code_of(env, "change_flight", new_flight_id="NA430-2026-05-21", **basic) == "FARE_NOT_CHANGEABLE"
-    )
 
 
 def test_no_change_onto_a_cancelled_or_departed_flight() -> None:
