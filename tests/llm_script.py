@@ -185,7 +185,7 @@ _PAY = {
 }
 _CHAIN = [
     [("process_payment", _PAY)],
-    [("send_receipt", from_result("transaction_id"))],
+    [("send_receipt", with_result({"account_id": "ACC-1002"}, "transaction_id"))],
     [("award_loyalty_points", with_result({"account_id": "ACC-1002"}, "transaction_id"))],
     [("log_transaction", from_result("transaction_id"))],
 ]
