@@ -87,6 +87,8 @@ class Script:
             return self.always[role]
         if role == "judge":
             return self.judge(request)
+        if role == "other":  # the preflight's one-token request
+            return completion("ok", prompt_tokens=1, completion_tokens=1)
         scenario = self.scenario(request)
         if role == "router":
             turn = len(request.texts("user")) - 1

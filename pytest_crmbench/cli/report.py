@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.core.exitcodes import ExitCode
+from pytest_crmbench.plugin.optiontable import add_cli_arguments
 from pytest_crmbench.results import report, tables
-from pytest_crmbench.results.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.gates import Gates, evaluate
 from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
 from pytest_crmbench.results.regrade import regrade, summary_lines
 from pytest_crmbench.results.rundir import SavedRun, load_run
-
-OK, FAILED = 0, 1
 
 
 def run_inputs(runs: Sequence[SavedRun]) -> list[report.RunInput]:
@@ -30,13 +30,13 @@ def leaderboard_text(paths: Sequence[Path], as_json: bool) -> str:
 
 def _leaderboard(args: argparse.Namespace) -> int:
     print(leaderboard_text(args.runs, args.json), end="" if args.json else "\n")
-    return OK
+    return ExitCode.OK
 
 
 def _report(args: argparse.Namespace) -> int:
     written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
     print(f"report written: {written}")
-    return OK
+    return ExitCode.OK
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -48,18 +48,19 @@ def _grade(args: argparse.Namespace) -> int:
         print("\n".join(summary_lines(results)))
         board = report.build([report.RunInput(args.path.name, "re-graded", "", [r.record for r in results])])
         print("\n".join(tables.headline(board)))
-    return FAILED if any(r.nondeterminism for r in results) else OK
+    return ExitCode.GATE_FAILED if any(r.nondeterminism for r in results) else ExitCode.OK
 
 
 def _gate(args: argparse.Namespace) -> int:
+    compare = Path(args.crm_compare) if args.crm_compare else None
     gates = Gates(
-        fail_under=args.fail_under,
-        compare=args.compare,
-        max_drop=args.max_drop,
-        max_infra=args.max_infra,
-        significance=args.significance,
+        fail_under=args.crm_fail_under,
+        compare=compare,
+        max_drop=args.crm_max_drop,
+        max_infra=args.crm_max_infra,
+        significance=args.crm_significance,
     )
-    baseline = load_run(args.compare).records if args.compare else None
+    baseline = load_run(compare).records if compare else None
     verdict = evaluate(gates, load_run(args.run).records, baseline)
     for failure in verdict.failures:
         print(f"crmbench gate FAILED: {failure}")
@@ -68,21 +69,7 @@ def _gate(args: argparse.Namespace) -> int:
     if verdict.comparison is not None:
         print(f"compared with the baseline: {verdict.comparison.summary()}")
         print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
-    return OK if verdict.passed else FAILED
-
-
-def _fraction(raw: str) -> float:
-    try:
-        return check_fraction(float(raw))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _significance(raw: str) -> float:
-    try:
-        return check_significance(float(raw))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return ExitCode.OK if verdict.passed else ExitCode.GATE_FAILED
 
 
 def add_commands(commands: Any) -> None:
@@ -116,18 +103,10 @@ def add_commands(commands: Any) -> None:
     grade.add_argument("--json", action="store_true", help="Print one re-graded record per line.")
     grade.set_defaults(handler=_grade)
 
-    gate = commands.add_parser("gate", help="Apply the CI gates to a saved run (exit 1 when one fails).")
+    gate = commands.add_parser(
+        "gate",
+        help="Apply the CI gates of --crm-fail-under, --crm-compare, ... to a saved run (exit 1 when one fails).",
+    )
     gate.add_argument("run", type=Path, metavar="RUN_DIR")
-    gate.add_argument(
-        "--fail-under", type=_fraction, metavar="FRACTION", help="Minimum strict accuracy (0.80 = 80 %%)."
-    )
-    gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
-    gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
-    gate.add_argument("--max-infra", type=int, metavar="N", help="Allowed infra/error results.")
-    gate.add_argument(
-        "--significance",
-        type=_significance,
-        metavar="ALPHA",
-        help="Fail on a drop only when the paired test is significant at ALPHA (e.g. 0.05).",
-    )
+    add_cli_arguments(gate, "crm_fail_under", "crm_compare", "crm_max_drop", "crm_max_infra", "crm_significance")
     gate.set_defaults(handler=_gate)

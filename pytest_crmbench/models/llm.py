@@ -22,6 +22,7 @@ refusals are the model's own limits: :class:`AgentAbort` for the agent under tes
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -81,6 +82,9 @@ class ModelSettings:
     user: str | None = None
     judge: str | None = None
     api_base: str | None = None
+    """The agent model's server (``--crm-api-base``)."""
+    user_api_base: str | None = None
+    judge_api_base: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
     timeout_s: float = 120.0
@@ -88,10 +92,25 @@ class ModelSettings:
     backoff_s: float = 2.0
     prices: Mapping[str, Price] = field(default_factory=dict)
 
-    def config(self, model: str, *, seed: int | None = None) -> ModelConfig:
+    def model(self, role: Role) -> str | None:
+        return {"agent": self.agent, "user": self.user, "judge": self.judge}[role]
+
+    def api_base_of(self, role: Role) -> str | None:
+        """A role's server: its own option; else the agent's server when it plays the agent's model
+        (same model, same server); else None, the provider's own API (issue 12: a local server
+        rarely serves the simulator's and judge's ``gpt-5-mini``)."""
+        own = {"agent": self.api_base, "user": self.user_api_base, "judge": self.judge_api_base}[role]
+        if own or role == "agent":
+            return own
+        return self.api_base if self.model(role) == self.agent else None
+
+    def config(self, role: Role, *, seed: int | None = None) -> ModelConfig:
+        """How ``role`` calls its model (the role must have one)."""
+        model = self.model(role)
+        assert model is not None, f"no {role} model configured"
         return ModelConfig(
             model=model,
-            api_base=self.api_base,
+            api_base=self.api_base_of(role),
             temperature=self.temperature,
             seed=seed,
             max_tokens=self.max_tokens,
@@ -125,6 +144,17 @@ def load_price_table(path: Path) -> dict[str, Price]:
 
 # -- litellm, imported on first use --------------------------------------------------------------
 
+MISSING_LITELLM = "model runs need litellm, which is not installed: pip install 'crmbench[models]'"
+
+
+def litellm_installed() -> bool:
+    """Whether litellm can be imported, without importing it (that takes seconds)."""
+    try:
+        return importlib.util.find_spec("litellm") is not None
+    except ValueError:  # sys.modules["litellm"] is None: imports of it are blocked
+        return False
+
+
 _import_lock = threading.Lock()
 _litellm: ModuleType | None = None
 
@@ -137,7 +167,10 @@ def litellm_module() -> ModuleType:
             # Must be set before the import: litellm reads them at import time.
             os.environ.setdefault("LITELLM_OFFLINE_MODE", "true")
             os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm
+            try:
+                import litellm
+            except ImportError:
+                raise CrmbenchError(MISSING_LITELLM) from None
 
             litellm.suppress_debug_info = True  # no "Give Feedback" banners on every exception
             _litellm = litellm
@@ -185,11 +218,36 @@ _TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _FATAL_STATUS = frozenset({400, 401, 402, 403, 404, 405, 413, 422})
 
 
+_CREDENTIAL_PROBLEM = re.compile(
+    r"missing credentials|api_key client option must be set|incorrect api key|invalid api key|invalid x-api-key"
+    r"|no api key|api key not valid",
+    re.IGNORECASE,
+)
+"""How a missing or wrong key reads when a provider SDK does not say it with a 401: the OpenAI SDK
+raises its missing-key error before any request, and litellm re-raises it as a 500 (issue 12)."""
+
+
+def is_credential_problem(exc: BaseException) -> bool:
+    """A missing, wrong or unauthorised credential: retrying cannot help."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    return (
+        name in ("AuthenticationError", "PermissionDeniedError")
+        or status in (401, 403)
+        or bool(_CREDENTIAL_PROBLEM.search(str(exc)))
+    )
+
+
 def classify(exc: BaseException) -> Failure:
-    """Transient (retry), fatal (infra now) or the model's own limit (context overflow, refusal)."""
+    """Transient (retry), fatal (infra now) or the model's own limit (context overflow, refusal).
+
+    A credential problem is fatal whatever class it arrives as: it is never retried.
+    """
     name = type(exc).__name__
     if name in ("ContextWindowExceededError", "ContentPolicyViolationError"):
         return "model"
+    if is_credential_problem(exc) or name == "NotFoundError":
+        return "fatal"
     if name in ("Timeout", "APITimeoutError", "RateLimitError", "APIConnectionError", "InternalServerError"):
         return "transient"
     status = getattr(exc, "status_code", None)
@@ -283,7 +341,7 @@ class ModelClient:
         for attempt in range(config.retries + 1):
             started = self._clock()
             try:
-                response = _send(litellm, kwargs)
+                response = send(litellm, kwargs)
             except Exception as exc:
                 kind = classify(exc)
                 last = redact(f"{type(exc).__name__}: {str(exc)[:300]}")
@@ -335,7 +393,7 @@ _first_calls = threading.Lock()
 _warm: set[tuple[str, str | None]] = set()
 
 
-def _send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
+def send(litellm: ModuleType, kwargs: dict[str, Any]) -> Any:
     """``litellm.completion``; the first call per (model, api_base) runs alone.
 
     litellm builds and caches its HTTP client on first use without a lock: concurrent first

@@ -37,15 +37,9 @@ class RunTasks:
         return combined_hash(parts)
 
 
-def task_files(root: Path, settings: RunSettings) -> list[Path]:
-    excluded = {p for pattern in settings.task_exclude for p in root.glob(pattern)}
-    found = {p for pattern in settings.task_globs for p in root.glob(pattern) if p.is_file()}
-    return sorted(found - excluded)
-
-
 def load_run_tasks(root: Path, settings: RunSettings) -> RunTasks:
     """Every task of the configured files (raises SpecErrors like collection would)."""
-    files = task_files(root, settings)
+    files = settings.task_files.find(root)
     tasks: dict[str, Task] = {}
     for path in files:
         for record in load_task_file(path):
