@@ -90,6 +90,8 @@ def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, 
         "--crm-user-model=openai/user-model",
         "--crm-judge-model=openai/judge-model",
         f"--crm-api-base={base_url}",
+        f"--crm-user-api-base={base_url}",
+        f"--crm-judge-api-base={base_url}",
         *parallel,
     ]
     figures: dict[str, Any] = timed(command, root)

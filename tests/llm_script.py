@@ -87,6 +87,8 @@ class Script:
             return self.always[role]
         if role == "judge":
             return self.judge(request)
+        if role == "other":  # the preflight's one-token request
+            return completion("ok", prompt_tokens=1, completion_tokens=1)
         scenario = self.scenario(request)
         if role == "router":
             turn = len(request.texts("user")) - 1
@@ -185,7 +187,7 @@ _PAY = {
 }
 _CHAIN = [
     [("process_payment", _PAY)],
-    [("send_receipt", from_result("transaction_id"))],
+    [("send_receipt", with_result({"account_id": "ACC-1002"}, "transaction_id"))],
     [("award_loyalty_points", with_result({"account_id": "ACC-1002"}, "transaction_id"))],
     [("log_transaction", from_result("transaction_id"))],
 ]

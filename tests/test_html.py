@@ -16,6 +16,7 @@ import pytest
 
 from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.evidence import Message
+from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.results import figures
@@ -160,7 +161,9 @@ def test_crmbench_report_command(runs: list[Path], tmp_path: Path, capsys: pytes
     assert main(["report", *map(str, runs), "-o", str(out), *folders]) == 0
     assert capsys.readouterr().out == f"report written: {out}\n"
     assert "<h1>crmbench report</h1>" in out.read_text(encoding="utf-8")
-    assert main(["report", str(tmp_path), "-o", str(out), *folders]) == 1
+    assert (
+        main(["report", str(tmp_path), "-o", str(out), *folders]) == ExitCode.BAD_INPUT
+    )  # not a run directory: unreadable input, not a failed check
     assert "not a crmbench run directory" in capsys.readouterr().err
 
 

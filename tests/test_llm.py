@@ -72,3 +72,45 @@ def test_bad_price_tables_are_errors(tmp_path: Path, text: str) -> None:
 def test_parse_json_object_tolerates_a_fence() -> None:
     assert parse_json_object('```json\n{"node": "general"}\n```') == {"node": "general"}
     assert parse_json_object("[1]") is None
+
+
+def test_litellms_own_missing_key_error_is_never_retried(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 12 item 2: litellm reports a missing OpenAI key as a 500 InternalServerError, which was
+    retried like an outage. Raised for real, offline: the SDK refuses before any request is sent."""
+    from pytest_crmbench.core.errors import InfraError
+    from pytest_crmbench.models.llm import ModelClient, ModelConfig, litellm_module
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    litellm = litellm_module()
+    with pytest.raises(Exception) as caught:
+        litellm.completion(model="openai/gpt-5", messages=[{"role": "user", "content": "hi"}], max_retries=0)
+    assert "Missing credentials" in str(caught.value)
+    assert classify(caught.value) == "fatal"
+    slept: list[float] = []
+    client = ModelClient(ModelConfig("openai/gpt-5", retries=4, backoff_s=1.0), "agent", sleep=slept.append)
+    with pytest.raises(InfraError, match="Missing credentials") as failed:
+        client.complete([{"role": "user", "content": "hi"}])
+    assert slept == [] and "attempts" not in str(failed.value)
+
+
+def test_a_local_server_serves_only_the_roles_that_play_its_model() -> None:
+    """Issue 12 item 4: the simulator and judge do not follow --crm-api-base to a server that
+    serves another model; the same model id does (same model, same server)."""
+    from pytest_crmbench.models.llm import ModelSettings
+    from pytest_crmbench.models.preflight import Target, targets
+
+    local = "http://127.0.0.1:8000/v1"
+    readme = ModelSettings(agent="openai/qwen3", user="gpt-5-mini", judge="gpt-5-mini", api_base=local)
+    assert [readme.api_base_of(role) for role in ("agent", "user", "judge")] == [local, None, None]
+    assert targets(readme) == [
+        Target("openai/qwen3", local, ("agent",)),
+        Target("gpt-5-mini", None, ("user", "judge")),
+    ]
+    same = ModelSettings(agent="openai/qwen3", user="openai/qwen3", judge="gpt-5-mini", api_base=local)
+    assert same.api_base_of("user") == local and same.api_base_of("judge") is None
+    other = "http://127.0.0.1:9000/v1"
+    own = ModelSettings(
+        agent="openai/qwen3", user="openai/llama", judge="openai/llama", api_base=local, judge_api_base=other
+    )
+    assert (own.api_base_of("user"), own.api_base_of("judge")) == (None, other)
+    assert own.config("judge").api_base == other

@@ -129,9 +129,14 @@ def test_ranking_ties_and_markdown() -> None:
     assert headline[3].startswith("| 2=   | alpha")
     assert headline[4].startswith("| 2=   | gamma")
     text = tables.markdown(board)
-    for title in ("Table 6", "Table 7", "Figure 5", "Figure 13", "Figure 14", "Table 8", "Figure 16"):
-        assert f"## {title}" in text
-    assert "Table 9" not in text  # one round each
+    headings = [line.removeprefix("## ") for line in text.splitlines() if line.startswith("## ")]
+    assert headings == [title for title, _ in tables.SECTIONS]
+    # A descriptive title leads every heading (issue 12); the spec's number may follow in parentheses.
+    for heading in headings:
+        assert heading[0].isupper() and not heading.startswith(("Table", "Figure")), heading
+    for number in ("table 6", "table 7", "figure 5", "figure 13", "figure 14", "table 8", "figure 16"):
+        assert f"(spec {number})" in text
+    assert "table 9" not in text  # one round each
 
 
 def test_rounds_from_trials_and_runs_give_table_9() -> None:
@@ -153,7 +158,7 @@ def test_rounds_from_trials_and_runs_give_table_9() -> None:
     spearman = board.spearman()
     assert [(a, b, n) for a, b, _, n in spearman] == [(1, 2, 2), (1, 3, 2), (2, 3, 2)]
     text = tables.markdown(board)
-    assert "## Table 9: repeated rounds" in text
+    assert "## Repeated rounds: mean, spread and pass^k (spec table 9)" in text
     assert "Spearman rank correlation, rounds 1-2: 1.000 over 2 systems" in text
 
 

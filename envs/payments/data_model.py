@@ -74,6 +74,9 @@ class Account(Record):
     balance: Money = Field(
         ge=0, description="Current balance in USD; changes only by transfers (payments are charged to payment methods)."
     )
+    opening_balance: Money = Field(
+        description="Balance before every transfer on record: the balance is this plus transfers in minus out."
+    )
     currency: Literal["USD"] = Field(description="Every account is in US dollars.")
     loyalty_points: int = Field(ge=0, description="Loyalty balance: 10 points per settled dollar, floor.")
     daily_transfer_limit: Money = Field(ge=0, description="Maximum total of outgoing transfers per calendar day.")

@@ -42,6 +42,27 @@ class WorldInvariants(PaymentsTools):
                 )
 
     @invariant
+    def transfers_move_balances(self) -> Iterator[Violation]:
+        """Every transfer on record moved money: each balance is its opening balance plus the
+        transfers in minus the transfers out (a transfer record alone would debit and credit nobody,
+        and statements would stop reconciling)."""
+        accounts = self.state["accounts"]
+        moved = {account_id: Decimal("0.00") for account_id in accounts}
+        for transfer in self.state["transfers"].values():
+            if transfer["from_account"] in moved:
+                moved[transfer["from_account"]] -= transfer["amount"]
+            if transfer["to_account"] in moved:
+                moved[transfer["to_account"]] += transfer["amount"]
+        for account_id, account in accounts.items():
+            expected = account["opening_balance"] + moved[account_id]
+            if account["balance"] != expected:
+                yield Violation(
+                    f"accounts.{account_id}.balance",
+                    f"is {account['balance']}; its opening balance {account['opening_balance']} and its transfers"
+                    f" make it {expected}",
+                )
+
+    @invariant
     def references_resolve(self) -> Iterator[Violation]:
         """Every id a record holds names an existing record of the right account."""
         accounts, methods = self.state["accounts"], self.state["payment_methods"]

@@ -1,8 +1,9 @@
 """The release subcommands of ``crmbench``: ``validate``, ``audit [--mutations]``, ``inventory``.
 
-Each handler is one library call and its printing; the exit status is 1 when the gate finds a
-problem (``inventory`` reports and never gates). Library modules are imported inside the handlers
-so ``crmbench --help`` stays fast.
+Each handler is one library call and its printing; the exit status is
+:attr:`~pytest_crmbench.core.exitcodes.ExitCode.GATE_FAILED` when the gate finds a problem
+(``inventory`` reports and never gates). Library modules are imported inside the handlers so
+``crmbench --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -11,8 +12,12 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-OK, FAILED = 0, 1
-"""The values of ``cli.ExitCode.OK`` and ``ExitCode.ERROR`` (importing cli here would be circular)."""
+from pytest_crmbench.core.exitcodes import ExitCode
+
+# Under the run output folder (ignored by git), not next to the sources: an audit is evidence for
+# a release, written on demand, not a file of the working tree (issue 12).
+AUDIT_OUT = Path("crm-runs/evidence/capability_exposure_audit.json")
+MUTATIONS_OUT = Path("crm-runs/evidence/mutation_audit.json")
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -22,7 +27,7 @@ def _validate(args: argparse.Namespace) -> int:
         args.tasks, args.envs, args.agents, gold=args.gold, lock=args.write_lock, fuzz_examples=args.fuzz_examples
     )
     print("\n".join(report.lines()))
-    return OK if report.ok else FAILED
+    return ExitCode.OK if report.ok else ExitCode.GATE_FAILED
 
 
 def _audit(args: argparse.Namespace) -> int:
@@ -31,7 +36,7 @@ def _audit(args: argparse.Namespace) -> int:
     audit = run_audit(args.tasks, args.agents, args.out)
     print("\n".join(audit.lines()))
     mutations_ok = _mutations(args) if args.mutations else True
-    return OK if audit.ok and mutations_ok else FAILED
+    return ExitCode.OK if audit.ok and mutations_ok else ExitCode.GATE_FAILED
 
 
 def _mutations(args: argparse.Namespace) -> bool:
@@ -55,7 +60,7 @@ def _inventory(args: argparse.Namespace) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n", encoding="utf-8")
         print(f"wrote {args.out}")
-    return OK
+    return ExitCode.OK
 
 
 def _content_dirs(parser: argparse.ArgumentParser, *, envs: bool = True) -> None:
@@ -85,9 +90,7 @@ def add_commands(commands: Any) -> None:
         help="Write the capability-exposure audit (spec A.7) and, with --mutations, the contract mutation audit.",
     )
     _content_dirs(audit)
-    audit.add_argument(
-        "--out", type=Path, default=Path("evidence/capability_exposure_audit.json"), help="Output JSON file."
-    )
+    audit.add_argument("--out", type=Path, default=AUDIT_OUT, help=f"Output JSON file (default: {AUDIT_OUT}).")
     audit.add_argument(
         "--mutations",
         action="store_true",
@@ -96,8 +99,8 @@ def add_commands(commands: Any) -> None:
     audit.add_argument(
         "--mutations-out",
         type=Path,
-        default=Path("evidence/mutation_audit.json"),
-        help="Output JSON file of the mutation audit (default: evidence/mutation_audit.json).",
+        default=MUTATIONS_OUT,
+        help=f"Output JSON file of the mutation audit (default: {MUTATIONS_OUT}).",
     )
     audit.set_defaults(handler=_audit)
 

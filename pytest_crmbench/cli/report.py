@@ -1,4 +1,9 @@
-"""``crmbench leaderboard``, ``report``, ``grade`` and ``gate``: saved runs, no pytest, no model."""
+"""``crmbench leaderboard``, ``report``, ``grade`` and ``gate``: saved runs, no pytest, no model.
+
+Every command that ranks or gates saved runs first re-grades each of their records from its
+trajectory against the current contracts (``--tasks``, ``--envs``) and refuses a run that
+disagrees (:mod:`pytest_crmbench.results.verify`).
+"""
 
 from __future__ import annotations
 
@@ -9,8 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.core.exitcodes import ExitCode
+from pytest_crmbench.plugin.optiontable import add_cli_arguments
 from pytest_crmbench.results import report, tables
-from pytest_crmbench.results.gates import Gates, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.gates import Gates, evaluate
 from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
@@ -18,8 +25,6 @@ from pytest_crmbench.results.regrade import regrade, summary_lines
 from pytest_crmbench.results.rundir import SavedRun, load_run
 from pytest_crmbench.results.runset import RunSet, comparable, finished
 from pytest_crmbench.results.verify import Contracts, verified
-
-OK, FAILED = 0, 1
 
 
 def run_inputs(runs: Sequence[SavedRun]) -> list[report.RunInput]:
@@ -42,7 +47,7 @@ def _leaderboard(args: argparse.Namespace) -> int:
     for note in runs.notes:
         print(f"crmbench: {note}", file=sys.stderr)
     print(leaderboard_text(runs, args.json, args.max_infra), end="" if args.json else "\n")
-    return OK
+    return ExitCode.OK
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -51,7 +56,7 @@ def _report(args: argparse.Namespace) -> int:
         verified(load_run(path), contracts)
     written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
     print(f"report written: {written}")
-    return OK
+    return ExitCode.OK
 
 
 def _grade(args: argparse.Namespace) -> int:
@@ -63,23 +68,24 @@ def _grade(args: argparse.Namespace) -> int:
         print("\n".join(summary_lines(results)))
         board = report.build([report.RunInput(args.path.name, "re-graded", "", [r.record for r in results])])
         print("\n".join(tables.headline(board)))
-    return FAILED if any(r.nondeterminism for r in results) else OK
+    return ExitCode.GATE_FAILED if any(r.nondeterminism for r in results) else ExitCode.OK
 
 
 def _gate(args: argparse.Namespace) -> int:
+    compare = Path(args.crm_compare) if args.crm_compare else None
     gates = Gates(
-        fail_under=args.fail_under,
-        compare=args.compare,
-        max_drop=args.max_drop,
-        max_infra=args.max_infra,
-        significance=args.significance,
+        fail_under=args.crm_fail_under,
+        compare=compare,
+        max_drop=args.crm_max_drop,
+        max_infra=args.crm_max_infra,
+        significance=args.crm_significance,
     )
     contracts = Contracts.load(args.tasks, args.envs)
     run = verified(load_run(args.run), contracts)
     if not finished(run):
         print(f"crmbench gate FAILED: {args.run} did not finish (killed or interrupted); --crm-resume completes it")
-        return FAILED
-    baseline = verified(load_run(args.compare), contracts).records if args.compare else None
+        return ExitCode.GATE_FAILED
+    baseline = verified(load_run(compare), contracts).records if compare else None
     verdict = evaluate(gates, run.records, baseline)
     for failure in verdict.failures:
         print(f"crmbench gate FAILED: {failure}")
@@ -88,29 +94,15 @@ def _gate(args: argparse.Namespace) -> int:
     if verdict.comparison is not None:
         print(f"compared with the baseline: {verdict.comparison.summary()}")
         print("\n".join(f"  {line}" for line in flip_lines(verdict.comparison)))
-    return OK if verdict.passed else FAILED
-
-
-def _fraction(raw: str) -> float:
-    try:
-        return check_fraction(float(raw))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def _significance(raw: str) -> float:
-    try:
-        return check_significance(float(raw))
-    except ValueError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    return ExitCode.OK if verdict.passed else ExitCode.GATE_FAILED
 
 
 def add_commands(commands: Any) -> None:
     """Add the run commands to ``crmbench``'s sub-parsers."""
     board = commands.add_parser(
         "leaderboard",
-        help="Print the spec's tables (markdown or JSON) for saved runs of one task set, each re-graded from its"
-        " trajectories first.",
+        help="Print the spec's tables (markdown or JSON) for finished saved runs of one task set, each re-graded"
+        " from its trajectories first.",
     )
     board.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories (crm-runs/...).")
     board.add_argument("--json", action="store_true", help="Print JSON instead of markdown.")
@@ -131,14 +123,7 @@ def add_commands(commands: Any) -> None:
         "runs", nargs="+", type=Path, metavar="RUN_DIR", help="Run directories; with two, the first is the baseline."
     )
     html.add_argument("-o", "--output", type=Path, default=Path("report.html"), help="Output file (report.html).")
-    html.add_argument(
-        "--tasks",
-        type=Path,
-        default=Path("tasks"),
-        help="Task files folder: the runs are checked against it, and it gives user briefs and YAML lines"
-        " (default: tasks).",
-    )
-    html.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")
+    _contracts(html)
     html.set_defaults(handler=_report)
 
     grade = commands.add_parser(
@@ -149,26 +134,18 @@ def add_commands(commands: Any) -> None:
     grade.add_argument("--json", action="store_true", help="Print one re-graded record per line.")
     grade.set_defaults(handler=_grade)
 
-    gate = commands.add_parser("gate", help="Apply the CI gates to a saved run (exit 1 when one fails).")
+    gate = commands.add_parser(
+        "gate",
+        help="Apply the CI gates of --crm-fail-under, --crm-compare, ... to a saved run, re-graded from its"
+        " trajectories first (exit 1 when one fails).",
+    )
     gate.add_argument("run", type=Path, metavar="RUN_DIR")
-    gate.add_argument(
-        "--fail-under", type=_fraction, metavar="FRACTION", help="Minimum strict accuracy (0.80 = 80 %%)."
-    )
-    gate.add_argument("--compare", type=Path, metavar="BASELINE_RUN", help="Baseline run directory.")
-    gate.add_argument("--max-drop", type=float, metavar="PP", help="Allowed drop against the baseline (default 0).")
-    gate.add_argument(
-        "--max-infra", type=int, metavar="N", help="Allowed infra/error results (otherwise they count as failures)."
-    )
-    gate.add_argument(
-        "--significance",
-        type=_significance,
-        metavar="ALPHA",
-        help="Fail on a drop only when the paired test is significant at ALPHA (e.g. 0.05).",
-    )
+    add_cli_arguments(gate, "crm_fail_under", "crm_compare", "crm_max_drop", "crm_max_infra", "crm_significance")
     _contracts(gate)
     gate.set_defaults(handler=_gate)
 
 
 def _contracts(parser: argparse.ArgumentParser) -> None:
+    """The contracts saved runs are checked against (the task files also give reports their lines)."""
     parser.add_argument("--tasks", type=Path, default=Path("tasks"), help="Task files folder (default: tasks).")
     parser.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")

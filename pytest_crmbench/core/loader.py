@@ -9,7 +9,7 @@ nothing unless an error needs the line of a nested field.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any
@@ -66,6 +66,9 @@ _Loader.add_constructor("tag:yaml.org,2002:float", _construct_decimal)
 _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 
+Loc = tuple[int | str, ...]
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     """A validated task and where it was written."""
@@ -73,12 +76,22 @@ class TaskRecord:
     task: Task
     path: Path
     line: int  # 1-based line of the record's first key
-    shown_path: str = ""
-    index: int = 0  # position in the file's list  # how messages name the file (relative to the rootdir when possible)
+    shown_path: str = ""  # how messages name the file (relative to the rootdir when possible)
+    index: int = 0  # position in the file's list
+    node: yaml.Node | None = field(default=None, compare=False, repr=False)
+    """The record's YAML node tree, for the line of any field (a failing check points at its own
+    line, issue 12); None for records built in code."""
 
     @property
     def location(self) -> str:
         return f"{self.shown_path or self.path}:{self.line}"
+
+    def line_at(self, loc: Loc) -> int:
+        """The line of the deepest node along ``loc`` (the record's own line for ``()``)."""
+        return line_of(self.node, loc) if self.node is not None and loc else self.line
+
+    def location_of(self, loc: Loc) -> str:
+        return f"{self.shown_path or self.path}:{self.line_at(loc)}"
 
 
 def load_task_file(path: Path, *, display_path: str | None = None) -> list[TaskRecord]:
@@ -198,7 +211,7 @@ def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -
             )
             continue
         first_line[task.id] = line
-        records.append(TaskRecord(task, path, line, shown, index))
+        records.append(TaskRecord(task, path, line, shown, index, node))
     if errors:
         raise SpecErrors(errors)
     return records

@@ -7,6 +7,7 @@ its status. State checks read the frozen final state; protected paths compare it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -275,3 +276,40 @@ def check_protected(
             _verdict("collateral", f"collateral[{index}] {path}", unchanged, _shown(before), _shown(after), diff)
         )
     return verdicts
+
+
+# -- where each check is declared ----------------------------------------------------------------
+
+_CHECK_NAME = re.compile(r"^(?P<kind>[a-z.]+)\[(?P<index>[^\]]+)\](?: (?P<subject>\S+))?")
+_LISTED: dict[str, tuple[str, ...]] = {
+    "param": ("expected_params",),
+    "order": ("action_order",),
+    "forbidden.action": ("forbidden", "actions"),
+    "forbidden.param": ("forbidden", "params"),
+    "collateral": ("forbidden", "protected"),
+}
+_KEYED: dict[str, tuple[str, ...]] = {"state": ("expected_state",), "forbidden.state": ("forbidden", "state")}
+
+
+def declared_at(contract: Contract, check_name: str) -> tuple[int | str, ...]:
+    """Where in the task record the contract entry a check comes from is written, from the check's
+    name (above: ``state[0] accounts.A.balance`` -> ``("contract", "expected_state", "accounts.A.balance")``).
+
+    The one mapping from verdicts to YAML, for failing checks in pytest and for the HTML report.
+    ``()`` when the entry cannot be told (a check of another version of the contract).
+    """
+    match = _CHECK_NAME.match(check_name)
+    if match is None:
+        return ()
+    kind, index, subject = match["kind"], match["index"], match["subject"]
+    number = int(index) if index.isdigit() else None
+    if kind == "reply":
+        return ("contract", "reply_criteria", number) if number is not None else ("contract", "reply_criteria")
+    if kind == "action":
+        tools = [action.tool for action in contract.expected_actions]
+        return ("contract", "expected_actions", tools.index(subject)) if subject in tools else ()
+    if kind in _KEYED and subject and number is not None:
+        return ("contract", *_KEYED[kind], subject)
+    if kind in _LISTED and number is not None:
+        return ("contract", *_LISTED[kind], number)
+    return ()

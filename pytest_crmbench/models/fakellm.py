@@ -1,7 +1,9 @@
 """A scripted OpenAI-compatible chat-completions server on 127.0.0.1, for offline tests and benchmarks.
 
 Requests travel the real path (litellm -> openai SDK -> httpx -> HTTP), so retries, timeouts,
-error mapping and response parsing are exercised; only the model is scripted. A *responder*
+error mapping and response parsing are exercised; only the model is scripted. ``GET /v1/models``
+lists ``served`` (404 when not given, like servers without a listing), and with ``api_key`` set
+every request without ``Authorization: Bearer <api_key>`` gets a 401. A *responder*
 ``(FakeRequest) -> Reply`` decides every answer; :func:`role_of` tells which crmbench role asked
 (router, agent, user, judge) from the structured-output name or the tools. Faults are replies too:
 :class:`HttpError` (429 with ``Retry-After``, 500, ...), :class:`Malformed` (a non-JSON body) and
@@ -136,8 +138,20 @@ def json_completion(value: Any, **kwargs: Any) -> dict[str, Any]:
 class FakeLLM:
     """The server. ``with FakeLLM(responder) as server: ... server.base_url ...``."""
 
-    def __init__(self, responder: Responder, *, latency_s: float = 0.0, lifetime_s: float = 600.0) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        *,
+        latency_s: float = 0.0,
+        lifetime_s: float = 600.0,
+        served: Sequence[str] | None = None,
+        api_key: str | None = None,
+    ) -> None:
         self.responder = responder
+        self.served = list(served) if served is not None else None
+        self.api_key = api_key
+        self.unauthorised = 0
+        """Requests refused with a 401 (counted, not recorded in ``requests``)."""
         self.latency_s = latency_s
         self.lifetime_s = lifetime_s
         self.requests: list[FakeRequest] = []
@@ -225,9 +239,31 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    def _authorised(self) -> bool:
+        key = self.server.fake.api_key
+        if key is None or self.headers.get("authorization") == f"Bearer {key}":
+            return True
+        with self.server.fake._lock:
+            self.server.fake.unauthorised += 1
+        message = {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "401"}}
+        self._send(401, json.dumps(message).encode())
+        return False
+
+    def do_GET(self) -> None:
+        served = self.server.fake.served
+        if not self._authorised():
+            return
+        if not self.path.rstrip("/").endswith("/models") or served is None:
+            self._send(404, b'{"error": {"message": "not found"}}')
+            return
+        models = [{"id": name, "object": "model", "owned_by": "fake"} for name in served]
+        self._send(200, json.dumps({"object": "list", "data": models}).encode())
+
     def do_POST(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(length)
+        if not self._authorised():
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._send(404, b'{"error": {"message": "not found"}}')
             return

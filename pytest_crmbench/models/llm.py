@@ -32,8 +32,10 @@ model configs) holds the litellm import, the offline environment it set (undone 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import json
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -93,6 +95,9 @@ class ModelSettings:
     user: str | None = None
     judge: str | None = None
     api_base: str | None = None
+    """The agent model's server (``--crm-api-base``)."""
+    user_api_base: str | None = None
+    judge_api_base: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
     timeout_s: float = 120.0
@@ -101,10 +106,25 @@ class ModelSettings:
     prices: Mapping[str, Price] = field(default_factory=dict)
     transport: Transport = field(default_factory=lambda: Transport(), compare=False, repr=False)
 
-    def config(self, model: str, *, seed: int | None = None) -> ModelConfig:
+    def model(self, role: Role) -> str | None:
+        return {"agent": self.agent, "user": self.user, "judge": self.judge}[role]
+
+    def api_base_of(self, role: Role) -> str | None:
+        """A role's server: its own option; else the agent's server when it plays the agent's model
+        (same model, same server); else None, the provider's own API (issue 12: a local server
+        rarely serves the simulator's and judge's ``gpt-5-mini``)."""
+        own = {"agent": self.api_base, "user": self.user_api_base, "judge": self.judge_api_base}[role]
+        if own or role == "agent":
+            return own
+        return self.api_base if self.model(role) == self.agent else None
+
+    def config(self, role: Role, *, seed: int | None = None) -> ModelConfig:
+        """How ``role`` calls its model (the role must have one)."""
+        model = self.model(role)
+        assert model is not None, f"no {role} model configured"
         return ModelConfig(
             model=model,
-            api_base=self.api_base,
+            api_base=self.api_base_of(role),
             temperature=self.temperature,
             seed=seed,
             max_tokens=self.max_tokens,
@@ -139,6 +159,17 @@ def load_price_table(path: Path) -> dict[str, Price]:
 
 # -- litellm, imported on first use ---------------------------------------------------------------
 
+MISSING_LITELLM = "model runs need litellm, which is not installed: pip install 'crmbench[models]'"
+
+
+def litellm_installed() -> bool:
+    """Whether litellm can be imported, without importing it (that takes seconds)."""
+    try:
+        return importlib.util.find_spec("litellm") is not None
+    except ValueError:  # sys.modules["litellm"] is None: imports of it are blocked
+        return False
+
+
 OFFLINE_ENVIRONMENT = {"LITELLM_OFFLINE_MODE": "true", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
 """Set (when unset) before litellm is imported and while it is used: no cost-map fetch, no tokenizer
 downloads. litellm reads them at import time and again on some calls."""
@@ -167,7 +198,10 @@ class Transport:
                     if name not in os.environ:
                         os.environ[name] = value
                         self._set_environment[name] = value
-                module = importlib.import_module("litellm")
+                try:
+                    module = importlib.import_module("litellm")
+                except ImportError:
+                    raise CrmbenchError(MISSING_LITELLM) from None
                 setattr(module, "suppress_debug_info", True)  # no "Give Feedback" banners on every exception  # noqa: B010
                 self._module = module
             return self._module
@@ -267,14 +301,39 @@ def is_provider_error(exc: BaseException) -> bool:
     return any(cls.__module__.split(".")[0] in _PROVIDER_MODULES for cls in type(exc).__mro__)
 
 
+_CREDENTIAL_PROBLEM = re.compile(
+    r"missing credentials|api_key client option must be set|incorrect api key|invalid api key|invalid x-api-key"
+    r"|no api key|api key not valid",
+    re.IGNORECASE,
+)
+"""How a missing or wrong key reads when a provider SDK does not say it with a 401: the OpenAI SDK
+raises its missing-key error before any request, and litellm re-raises it as a 500 (issue 12)."""
+
+
+def is_credential_problem(exc: BaseException) -> bool:
+    """A missing, wrong or unauthorised credential: retrying cannot help."""
+    name = type(exc).__name__
+    status = getattr(exc, "status_code", None)
+    return (
+        name in ("AuthenticationError", "PermissionDeniedError")
+        or status in (401, 403)
+        or bool(_CREDENTIAL_PROBLEM.search(str(exc)))
+    )
+
+
 def classify(exc: BaseException) -> Failure:
     """Transient (retry), fatal (infra now), the model's own limit (context overflow, refusal), or a
-    harness bug: by exception type and error code, never by the wording of the message."""
+    harness bug: by exception type and error code, never by the wording of the message.
+
+    A credential problem is fatal whatever class it arrives as: it is never retried.
+    """
     if not is_provider_error(exc):
         return "harness"
     names = {cls.__name__ for cls in type(exc).__mro__}
     if names & _MODEL_TYPES or error_code(exc) in _MODEL_CODES:
         return "model"
+    if is_credential_problem(exc) or "NotFoundError" in names:
+        return "fatal"
     if names & _TRANSIENT_TYPES or isinstance(exc, (TimeoutError, ConnectionError)):
         return "transient"
     status = getattr(exc, "status_code", None)

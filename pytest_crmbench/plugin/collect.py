@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.core.evidence import Evidence
 from pytest_crmbench.core.loader import TaskRecord, field_line, load_task_file
@@ -20,6 +21,7 @@ from pytest_crmbench.core.users import User
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.grading import ReplyJudge
+from pytest_crmbench.grading.checks import declared_at
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.plugin.recorder import record_settings_key
 from pytest_crmbench.plugin.stash import (
@@ -39,6 +41,17 @@ from pytest_crmbench.run.episode import Agent
 from pytest_crmbench.run.play import play
 from pytest_crmbench.run.settings import RunSettings
 
+OUTCOME_PROPERTY = "crm_outcome"
+"""``user_properties`` name of the task's outcome, read by the terminal status of its report."""
+
+
+def unscored_outcome(report: pytest.TestReport) -> str | None:
+    """``infra`` or ``error`` for the call report of a task whose result is not scored, else None."""
+    if report.when != "call" or not report.failed or isinstance(report, pytest.SubtestReport):
+        return None
+    outcome = dict(report.user_properties).get(OUTCOME_PROPERTY)  # tuples arrive as lists under xdist
+    return str(outcome) if outcome in ("infra", "error") else None
+
 
 class CheckFailed(AssertionError):
     """A declared check failed; rendered as the verdict's diff, not a traceback."""
@@ -56,15 +69,15 @@ class TaskFile(pytest.File):
     """One ``tasks/<domain>.yaml``: a list of task records."""
 
     def collect(self) -> list[TaskItem]:
-        root = self.config.rootpath
-        shown = self.path.relative_to(root).as_posix() if self.path.is_relative_to(root) else str(self.path)
+        settings = self.config.stash[settings_key]
+        path = shown(self.path, settings.content_root)
         try:
-            records = load_task_file(self.path, display_path=shown)
-            _check_domains(records, environments(self.config), shown)
+            records = load_task_file(self.path, display_path=path)
+            _check_domains(records, environments(self.config), path)
             _check_unique_ids(records, self.config.stash.setdefault(task_ids_key, {}))
         except CrmbenchError as exc:
             raise self.CollectError(str(exc)) from None
-        trials = self.config.stash[settings_key].trials
+        trials = settings.trials
         items: list[TaskItem] = []
         for record in records:
             # One item per trial (pytest's parametrize does not reach these items); the trial is
@@ -140,7 +153,11 @@ class TaskItem(pytest.Function):
         return self.path, self.record.line - 1, f"task {self.record.task.id}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        if isinstance(excinfo.value, (CheckFailed, EpisodeFailed)):
+        if isinstance(excinfo.value, CheckFailed):
+            # The check's own line in the YAML, not the task's first line (issue 12 item 9).
+            loc = declared_at(self.record.task.contract, excinfo.value.verdict.name)
+            return f"{self.record.location_of(loc)}: {excinfo.value}"
+        if isinstance(excinfo.value, EpisodeFailed):
             return f"{self.record.location}: {excinfo.value}"
         return super().repr_failure(excinfo)
 
@@ -189,6 +206,7 @@ def run_crm_task(
     item.stash[evidence_key] = evidence
     item.stash[verdict_key] = verdict
     # The result record travels to the controller on the report (before any check can fail).
+    item.user_properties.append((OUTCOME_PROPERTY, verdict.outcome))
     item.user_properties.extend(
         finished_properties(
             crm_task,
@@ -220,8 +238,11 @@ def run_crm_task(
 
 def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> str | None:
     if verdict.outcome == "infra":
-        return f"infrastructure failure (excluded from the score): {evidence.termination.detail}"
+        # One line: it is what the short summary shows next to the ERROR (issue 12).
+        detail = (verdict.detail or evidence.termination.detail or "").strip().splitlines()
+        return f"infrastructure failure (excluded from the score): {(detail or ['no detail'])[0][:300]}"
     if verdict.outcome == "error":
+        # The first line for the short summary, then the traceback: a bug to fix, not a result.
         return f"harness error (excluded from the score; a bug in crmbench or a domain): {evidence.termination.detail}"
     if evidence.termination.reason == "tampered":
         return f"TAMPERED: {evidence.termination.detail} (the episode fails)"

@@ -131,7 +131,7 @@ def make_agent(
         env_class,
         seed=seed,
         limits=settings.limits,
-        model=models.config(models.agent, seed=seed) if models.agent else None,
+        model=models.config("agent", seed=seed) if models.agent else None,
         usage=usage,
         graph_dirs=settings.graph_dirs,
     )
@@ -151,7 +151,7 @@ def make_user(settings: RunSettings, task: Task, seed: int, usage: UsageLedger) 
         return ScriptedUser(task)
     from pytest_crmbench.models.simulator import LLMUser
 
-    return LLMUser(task, ModelClient(models.config(models.user, seed=seed), "user", usage))
+    return LLMUser(task, ModelClient(models.config("user", seed=seed), "user", usage))
 
 
 def make_judge(settings: RunSettings, usage: UsageLedger) -> ReplyJudge:
@@ -160,4 +160,4 @@ def make_judge(settings: RunSettings, usage: UsageLedger) -> ReplyJudge:
         return not_judged
     from pytest_crmbench.models.judge import LLMJudge
 
-    return LLMJudge(models.config(models.judge)).bind(usage)
+    return LLMJudge(models.config("judge")).bind(usage)

@@ -9,99 +9,22 @@ calls litellm.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.models.llm import DEFAULT_ROLE_MODEL, ModelSettings, load_price_table
-from pytest_crmbench.plugin.optionvalue import option_value
+from pytest_crmbench.models.llm import (
+    DEFAULT_ROLE_MODEL,
+    MISSING_LITELLM,
+    ModelSettings,
+    litellm_installed,
+    load_price_table,
+)
+from pytest_crmbench.plugin.optiontable import NO_JUDGE, SCRIPTED_USER
+from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.reference.agents import BUILTIN_AGENTS, MODEL_AGENTS
-
-SCRIPTED_USER = "scripted"
-NO_JUDGE = "none"
-
-# (flag, dest/ini name, type, metavar, help); every one has an ini twin of the same name.
-_OPTIONS: list[tuple[str, str, Callable[[str], Any], str, str]] = [
-    (
-        "--crm-model",
-        "crm_model",
-        str,
-        "MODEL",
-        "Agent model: any litellm id (e.g. openai/gpt-5); gold or null select those agents.",
-    ),
-    (
-        "--crm-user-model",
-        "crm_user_model",
-        str,
-        "MODEL",
-        f"User simulator model (default {DEFAULT_ROLE_MODEL} with --crm-model; '{SCRIPTED_USER}': say the opening line only).",
-    ),
-    (
-        "--crm-judge-model",
-        "crm_judge_model",
-        str,
-        "MODEL",
-        f"Semantic judge model (default {DEFAULT_ROLE_MODEL} with --crm-model; '{NO_JUDGE}': leave reply criteria unjudged).",
-    ),
-    (
-        "--crm-api-base",
-        "crm_api_base",
-        str,
-        "URL",
-        "Base URL of an OpenAI-compatible server (vLLM, llama.cpp, Ollama) for every role.",
-    ),
-    (
-        "--crm-temperature",
-        "crm_temperature",
-        float,
-        "T",
-        "Sampling temperature of every model call (default: the provider's).",
-    ),
-    (
-        "--crm-max-tokens",
-        "crm_max_tokens",
-        int,
-        "N",
-        "Completion token limit of every model call (default: the provider's).",
-    ),
-    ("--crm-request-timeout", "crm_request_timeout", float, "SECONDS", "Timeout of one model request. Default 120."),
-    (
-        "--crm-retries",
-        "crm_retries",
-        int,
-        "N",
-        "Retries of a rate-limited, failing or timed-out request before the task is infra. Default 4.",
-    ),
-    (
-        "--crm-concurrency",
-        "crm_concurrency",
-        int,
-        "N",
-        "Play up to N episodes at once in threads of this process (model runs; not with -n). Default 1.",
-    ),
-    (
-        "--crm-prices",
-        "crm_prices",
-        str,
-        "FILE",
-        "YAML/JSON price table {model: {input, output}} in USD per 1M tokens, for models litellm does not price.",
-    ),
-]
-_DEFAULTS = {"crm_request_timeout": "120", "crm_retries": "4", "crm_concurrency": "1"}
-
-
-def addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("crmbench")
-    for flag, dest, convert, metavar, help_text in _OPTIONS:
-        group.addoption(flag, dest=dest, type=convert, metavar=metavar, help=help_text)
-        parser.addini(dest, f"Default of {flag}.", default=_DEFAULTS.get(dest, ""))
-    parser.addini("crm_retry_backoff", "Seconds before the first retry (doubling after each). Default 2.", default="2")
-    parser.addini(
-        "crm_graph_dirs", "Folders holding capability graphs <domain>.yaml.", type="linelist", default=["agents"]
-    )
 
 
 def configure(config: pytest.Config) -> None:
@@ -118,9 +41,9 @@ class ModelOptions(NamedTuple):
     concurrency: int
 
 
-def resolve(config: pytest.Config, agent: str | None) -> ModelOptions:
+def resolve(config: pytest.Config, agent: str | None, content_root: Path) -> ModelOptions:
     """The resolved options; ``agent`` is the --crm-agent / crm_agent value if one was given."""
-    model = option_value(config, "crm_model", str)
+    model = option_value(config, "crm_model")
     if model in ("gold", "null"):
         agent, model = agent or model, None
     agent = agent or ("graph" if model else "gold")
@@ -128,30 +51,31 @@ def resolve(config: pytest.Config, agent: str | None) -> ModelOptions:
         raise pytest.UsageError(f"--crm-agent={agent} needs a model: pass --crm-model=<litellm model id>")
     if model and agent in BUILTIN_AGENTS and agent not in MODEL_AGENTS:
         raise pytest.UsageError(f"--crm-agent={agent} does not use a model; drop --crm-model={model}")
-    user = option_value(config, "crm_user_model", str) or (DEFAULT_ROLE_MODEL if model else SCRIPTED_USER)
-    judge = option_value(config, "crm_judge_model", str) or (DEFAULT_ROLE_MODEL if model else NO_JUDGE)
-    prices_file = option_value(config, "crm_prices", str)
+    user = option_value(config, "crm_user_model") or (DEFAULT_ROLE_MODEL if model else SCRIPTED_USER)
+    judge = option_value(config, "crm_judge_model") or (DEFAULT_ROLE_MODEL if model else NO_JUDGE)
+    prices_file = option_value(config, "crm_prices")
     try:
         prices = load_price_table(config.rootpath / prices_file) if prices_file else {}
     except CrmbenchError as exc:
         raise pytest.UsageError(f"--crm-prices: {exc}") from None
-    backoff = option_value(config, "crm_retry_backoff", float)
     settings = ModelSettings(
         agent=model,
         user=None if user == SCRIPTED_USER else user,
         judge=None if judge == NO_JUDGE else judge,
-        api_base=option_value(config, "crm_api_base", str),
-        temperature=option_value(config, "crm_temperature", float),
-        max_tokens=option_value(config, "crm_max_tokens", int),
-        timeout_s=option_value(config, "crm_request_timeout", float) or 120.0,
-        retries=max(0, option_value(config, "crm_retries", int) or 0),
-        backoff_s=2.0 if backoff is None else backoff,
+        api_base=option_value(config, "crm_api_base"),
+        user_api_base=option_value(config, "crm_user_api_base"),
+        judge_api_base=option_value(config, "crm_judge_api_base"),
+        temperature=option_value(config, "crm_temperature"),
+        max_tokens=option_value(config, "crm_max_tokens"),
+        timeout_s=required_value(config, "crm_request_timeout"),
+        retries=max(0, required_value(config, "crm_retries")),
+        backoff_s=required_value(config, "crm_retry_backoff"),
         prices=prices,
     )
-    graph_dirs = tuple(config.rootpath / d for d in config.getini("crm_graph_dirs"))
-    concurrency = option_value(config, "crm_concurrency", int) or 1
-    if concurrency < 1:
-        raise pytest.UsageError("--crm-concurrency must be at least 1")
+    if (settings.agent or settings.user or settings.judge) and not litellm_installed():
+        raise pytest.UsageError(MISSING_LITELLM)  # one line, not a traceback per task (issue 12)
+    graph_dirs = tuple(content_root / d for d in config.getini("crm_graph_dirs"))
+    concurrency = required_value(config, "crm_concurrency")
     if concurrency > 1 and config.getoption("numprocesses", None):
         raise pytest.UsageError(
             "--crm-concurrency cannot be combined with -n: xdist hands items to workers one by one, so no"

@@ -2,36 +2,41 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
 
-T = TypeVar("T")
+from pytest_crmbench.plugin.optiontable import BY_NAME
 
 
-def option_value(config: pytest.Config, name: str, convert: Callable[[Any], T]) -> T | None:
-    """``--crm-x`` if given, else the ini value ``crm_x``, converted; None when neither is set.
+def option_value(config: pytest.Config, name: str) -> Any:
+    """``--crm-x`` if given, else the ini value ``crm_x``, converted by the row's type; None when unset.
 
-    Option ``dest`` and ini name are the same string. A malformed ini value is a UsageError naming
-    it (command-line values were already typed by argparse; ``convert`` may still refuse them).
+    Option ``dest`` and ini name are the same string (see :mod:`~pytest_crmbench.plugin.optiontable`).
+    A malformed ini value is a UsageError naming it (command-line values were already typed by
+    argparse). Switches and ``bool`` ini values are True or False, never None.
     """
-    given = config.getoption(name, None)
+    option = BY_NAME[name]
+    given = config.getoption(name, None) if option.flag else None
     if given is not None:
-        return convert(given)
-    raw = str(config.getini(name)).strip()
-    if not raw:
+        return given
+    if option.ini is None:
+        return False if option.switch else None
+    raw = config.getini(name)
+    if option.ini != "string":
+        return raw
+    text = str(raw).strip()
+    if not text:
         return None
     try:
-        return convert(raw)
-    except ValueError:
-        kind = getattr(convert, "__name__", "value")
-        raise pytest.UsageError(f"ini option {name} = {raw!r} is not a valid {kind}") from None
+        return option.type(text)
+    except ValueError as exc:
+        raise pytest.UsageError(f"ini option {name} = {text!r}: {exc}") from None
 
 
-def required_value(config: pytest.Config, name: str, convert: Callable[[Any], T]) -> T:
+def required_value(config: pytest.Config, name: str) -> Any:
     """:func:`option_value` for options whose ini twin has a default, so a value always exists."""
-    value = option_value(config, name, convert)
+    value = option_value(config, name)
     if value is None:
         raise pytest.UsageError(f"ini option {name} must not be empty")
     return value

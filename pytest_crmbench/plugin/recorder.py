@@ -3,9 +3,9 @@
 :class:`RunRecorder` exists only on the controller (never on an xdist worker). It receives each
 finished item's record on its test report, appends it to ``results.jsonl``, turns a collected
 item without a result (a crashed worker, a fixture error) into an ``error`` row, writes the
-leaderboard at session end, prints one ``crmbench`` terminal section and applies the CI gates to
-the exit status. :class:`ResumeFilter` runs wherever items are collected and deselects those a
-resumed run already has.
+leaderboard at session end and applies the CI gates to
+the exit status (the terminal lines are :mod:`~pytest_crmbench.plugin.summary`'s). :class:`ResumeFilter`
+runs wherever items are collected and deselects those a resumed run already has.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from typing import Any
 import pytest
 
 from pytest_crmbench import __version__
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.core.redaction import redact, redacted_text
-from pytest_crmbench.plugin.optionvalue import option_value, required_value
+from pytest_crmbench.plugin.optionvalue import option_value
 from pytest_crmbench.plugin.stash import environments
 from pytest_crmbench.results import paired, report, tables
-from pytest_crmbench.results.gates import Gates, GateVerdict, check_fraction, check_significance, evaluate
+from pytest_crmbench.results.gates import Gates, GateVerdict, evaluate
 from pytest_crmbench.results.html import REPORT_HTML, write_report
-from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -73,81 +73,6 @@ record_settings_key = pytest.StashKey[RecordSettings]()
 recorder_key = pytest.StashKey["RunRecorder"]()
 
 
-def add_options(parser: pytest.Parser) -> None:
-    group = parser.getgroup("crmbench")
-    group.addoption(
-        "--crm-trials", dest="crm_trials", type=int, metavar="K", help="Run every selected task K times. Default 1."
-    )
-    group.addoption(
-        "--crm-run-dir",
-        dest="crm_run_dir",
-        metavar="DIR",
-        help="Write the run (manifest, results.jsonl, traces, leaderboard) to DIR. "
-        "Default for non-gold agents and models: crm-runs/<UTC timestamp>-<model or agent>/.",
-    )
-    group.addoption(
-        "--crm-html",
-        dest="crm_html",
-        choices=("yes", "no"),
-        help="Write report.html (leaderboard, figures, task pages) into the run directory at the end. Default yes.",
-    )
-    group.addoption(
-        "--crm-resume",
-        dest="crm_resume",
-        metavar="RUN_DIR",
-        help="Continue RUN_DIR: skip items it already has, append to it, report both.",
-    )
-    group.addoption(
-        "--crm-fail-under",
-        dest="crm_fail_under",
-        type=float,
-        metavar="FRACTION",
-        help="Fail the run (exit 1) if strict accuracy is below FRACTION (0.80 = 80 %); otherwise exit 0 even if tasks failed.",
-    )
-    group.addoption(
-        "--crm-compare",
-        dest="crm_compare",
-        metavar="BASELINE_RUN",
-        help="Fail the run if accuracy drops against BASELINE_RUN, overall or in a domain (see --crm-max-drop).",
-    )
-    group.addoption(
-        "--crm-max-drop",
-        dest="crm_max_drop",
-        type=float,
-        metavar="PP",
-        help="Percentage points of allowed drop against --crm-compare. Default 0.",
-    )
-    group.addoption(
-        "--crm-significance",
-        dest="crm_significance",
-        type=float,
-        metavar="ALPHA",
-        help="With --crm-compare: fail on a drop only when the paired test's p-value is below ALPHA (e.g. 0.05).",
-    )
-    group.addoption(
-        "--crm-max-infra",
-        dest="crm_max_infra",
-        type=int,
-        metavar="N",
-        help="Fail the run if more than N results are infra failures or errors.",
-    )
-    parser.addini("crm_trials", "Default number of trials per task (see --crm-trials).", default="1")
-    parser.addini("crm_run_dir", "Run directory, relative to the rootdir (see --crm-run-dir).", default="")
-    parser.addini("crm_html", "Write report.html into the run directory: yes or no (see --crm-html).", default="yes")
-    parser.addini("crm_fail_under", "Minimum strict accuracy as a fraction (see --crm-fail-under).", default="")
-    parser.addini("crm_compare", "Baseline run directory, relative to the rootdir (see --crm-compare).", default="")
-    parser.addini("crm_max_drop", "Allowed drop in pp against --crm-compare.", default="")
-    parser.addini("crm_significance", "Significance level a drop must reach (see --crm-significance).", default="")
-    parser.addini("crm_max_infra", "Allowed infra/error results (see --crm-max-infra).", default="")
-
-
-def resolve_trials(config: pytest.Config) -> int:
-    trials = required_value(config, "crm_trials", int)
-    if trials < 1:
-        raise pytest.UsageError("--crm-trials must be at least 1")
-    return trials
-
-
 def _cli_path(config: pytest.Config, value: str) -> Path:
     return (config.invocation_params.dir / value).resolve()
 
@@ -170,11 +95,11 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
     compare = config.getoption("crm_compare")
     compare_ini = str(config.getini("crm_compare")).strip()
     gates = Gates(
-        fail_under=option_value(config, "crm_fail_under", _fraction),
+        fail_under=option_value(config, "crm_fail_under"),
         compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
-        max_drop=option_value(config, "crm_max_drop", float),
-        max_infra=option_value(config, "crm_max_infra", int),
-        significance=option_value(config, "crm_significance", _significance),
+        max_drop=option_value(config, "crm_max_drop"),
+        max_infra=option_value(config, "crm_max_infra"),
+        significance=option_value(config, "crm_significance"),
     )
     if gates.max_drop is not None and gates.compare is None:
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
@@ -184,24 +109,7 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
 
 
 def _yes(config: pytest.Config, name: str) -> bool:
-    value = str(option_value(config, name, str) or "yes").strip().lower()
-    if value not in ("yes", "no"):
-        raise pytest.UsageError(f"{name} must be yes or no, got {value!r}")
-    return value == "yes"
-
-
-def _fraction(raw: str | float) -> float:
-    try:
-        return check_fraction(float(raw))
-    except ValueError as exc:
-        raise pytest.UsageError(f"--crm-fail-under / crm_fail_under: {exc}") from None
-
-
-def _significance(raw: str | float) -> float:
-    try:
-        return check_significance(float(raw))
-    except ValueError as exc:
-        raise pytest.UsageError(f"--crm-significance / crm_significance: {exc}") from None
+    return bool(option_value(config, name) != "no")
 
 
 def system_name(settings: RunSettings) -> str:
@@ -261,7 +169,7 @@ def build_manifest(
         "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
         "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
         "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},
-        "env_dirs": [_shown(config, p) for p in settings.env_dirs],
+        "env_dirs": [shown(p, config.rootpath) for p in settings.env_dirs],
         "pytest": {
             "args": list(config.invocation_params.args),
             "xdist_workers": jsonable(config.getoption("numprocesses", None)),
@@ -270,10 +178,6 @@ def build_manifest(
         "git": git_commit(config.rootpath),
     }
     return redact(manifest)
-
-
-def _shown(config: pytest.Config, path: Path) -> str:
-    return path.relative_to(config.rootpath).as_posix() if path.is_relative_to(config.rootpath) else str(path)
 
 
 def split_nodeid(nodeid: str) -> tuple[str, int]:
@@ -348,7 +252,7 @@ class RunRecorder:
     def task_set(self) -> RunTasks | None:
         if self._task_set is None and self._task_set_problem is None:
             try:
-                self._task_set = load_run_tasks(self.config.rootpath, self.settings)
+                self._task_set = load_run_tasks(self.settings.content_root, self.settings)
             except CrmbenchError as exc:
                 # Collection reports the same problem with file and line; the manifest notes it.
                 self._task_set_problem = str(exc).splitlines()[0]
@@ -559,11 +463,10 @@ class RunRecorder:
         assert self.run_dir is not None
         runs = [p for p in (self.options.gates.compare, self.run_dir.path) if p is not None]
         task_set = self.task_set()
-        files = [self.config.rootpath / f for f in task_set.files] if task_set else []
+        root = self.settings.content_root
+        files = [root / f for f in task_set.files] if task_set else []
         try:
-            self.html_report = write_report(
-                runs, self.run_dir.path / REPORT_HTML, load_sources(files, self.config.rootpath)
-            )
+            self.html_report = write_report(runs, self.run_dir.path / REPORT_HTML, load_sources(files, root))
         except Exception as exc:  # derived from files already written: a failure here must not fail the run
             self.html_problem = f"report.html not written ({type(exc).__name__}: {exc}); crmbench report can retry"
 
@@ -586,59 +489,9 @@ class RunRecorder:
         run = report.RunInput(name, system_name(self.settings), created, records)
         return report.build([run], max_unscored=self.options.gates.max_infra or 0)
 
-    def lines(self) -> list[str]:
-        records = self.all_records()
-        if not records:
-            return []
-        leaderboard = self.leaderboard(records)
-        system = leaderboard.systems[0]
-        first = system.first
-        unit = "task(s)" if self.settings.trials == 1 else f"result(s) of round 1 of {len(system.rounds)}"
-        lines = [tables.outcome_line(first, unit)]
-        explained = tables.not_judged_line(first)
-        if explained:
-            lines.append(explained)
-        lines.extend(tables.headline(leaderboard))
-        if len(system.rounds) > 1:
-            lines.append(tables.trials_line(system))
-        if self.previous:
-            lines.append(f"resumed: {len(self.previous)} earlier result(s) merged, {len(self.records)} new")
-        if self.not_run:
-            lines.append(f"{self.not_run} item(s) not run (interrupted); --crm-resume continues the run")
-        if self.run_dir is not None:
-            lines.append(f"run directory: {_shown(self.config, self.run_dir.path)}")
-        if self.html_report is not None:
-            lines.append(f"report: {_shown(self.config, self.html_report)}")
-        if self.html_problem is not None:
-            lines.append(self.html_problem)
-        return lines
-
     def pytest_unconfigure(self) -> None:
         if self.run_dir is not None:
             self.run_dir.close()
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.write_failure is not None:
-            # Shown even with -q: the run directory is incomplete.
-            saved = f"; {self.unsaved} result(s) were not saved" if self.unsaved else ""
-            terminalreporter.write_line(f"crmbench: {self.write_failure}{saved}", red=True, bold=True)
-        lines = self.lines()
-        if lines and terminalreporter.config.get_verbosity() >= 0:
-            terminalreporter.write_sep("-", "crmbench")
-            for line in lines:
-                terminalreporter.write_line(line)
-        if self.verdict is not None:
-            # Shown even with -q: it explains the exit status.
-            for failure in self.verdict.failures:
-                terminalreporter.write_line(f"crmbench gate FAILED: {failure}", red=True, bold=True)
-            if self.verdict.passed:
-                notes = "; ".join(self.verdict.notes)
-                terminalreporter.write_line(f"crmbench gate passed: {notes}", green=True)
-            comparison = self.verdict.comparison
-            if comparison is not None and terminalreporter.config.get_verbosity() >= 0:
-                terminalreporter.write_line(f"compared with the baseline: {comparison.summary()}")
-                for line in flip_lines(comparison):
-                    terminalreporter.write_line(f"  {line}")
 
 
 def configure(config: pytest.Config, settings: RunSettings, is_worker: bool) -> None:

@@ -68,11 +68,24 @@ def load_factory(name: str) -> AgentFactory:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise AgentConfigError(f"agent {name!r}: cannot import {module_name!r}: {exc}") from exc
+        raise AgentConfigError(
+            f"agent {name!r}: cannot import {module_name!r}: {exc}{_import_hint(module_name, exc)}"
+        ) from exc
     factory = getattr(module, attr, None)
     if not callable(factory):
         raise AgentConfigError(f"agent {name!r}: {module_name!r} has no callable {attr!r}")
     return factory  # type: ignore[no-any-return]
+
+
+def _import_hint(module_name: str, exc: ImportError) -> str:
+    """Why a user's own module is not found: usually its folder is not on ``sys.path``."""
+    missing = getattr(exc, "name", None)
+    if not isinstance(missing, str) or not (module_name == missing or module_name.startswith(missing + ".")):
+        return ""  # the module was found; something it imports is missing
+    return (
+        f" (the folder that contains {missing.split('.')[0]!r} must be on sys.path: run with PYTHONPATH=<that"
+        ' folder>, or add pythonpath = ["."] under [tool.pytest] in the pyproject.toml of the rootdir)'
+    )
 
 
 def agent_label(agent: Agent, option: str) -> str:

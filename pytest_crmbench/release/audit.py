@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.hashing import file_hash
-from pytest_crmbench.release.taskset import TaskSet, load_task_set, shown
+from pytest_crmbench.release.taskset import TaskSet, load_task_set
 
 
 def source_revision(directory: Path) -> str | None:

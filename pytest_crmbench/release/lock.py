@@ -12,10 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.hashing import combined_hash, content_hash, file_hash
 from pytest_crmbench.release.manifest import Manifest
-from pytest_crmbench.release.taskset import TaskSet, shown
+from pytest_crmbench.release.taskset import TaskSet
 
 LOCK = "lock.json"
 DRIFT_HINT = "; if intended, bump the manifest version and run `crmbench validate --gold --write-lock`"

@@ -15,9 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.loader import parse_yaml, validation_errors
-from pytest_crmbench.release.taskset import MANIFEST, TaskSet, shown
+from pytest_crmbench.core.taskfiles import MANIFEST_NAME as MANIFEST
+from pytest_crmbench.release.taskset import TaskSet
 
 
 class _Model(BaseModel):

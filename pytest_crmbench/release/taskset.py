@@ -10,13 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors
 from pytest_crmbench.core.loader import TaskRecord, field_line, format_loc, load_task_file
+from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover
 from pytest_crmbench.reference.graph import CapabilityGraph, find_graph, load_graph
-
-MANIFEST = "manifest.yaml"
 
 
 @dataclass
@@ -36,14 +36,6 @@ class TaskSet:
         return sorted({record.task.domain for record in self.records})
 
 
-def shown(path: Path) -> str:
-    """How messages name a file: relative to the working directory when it is below it."""
-    try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        return str(path)
-
-
 def problem(record: TaskRecord, loc: tuple[int | str, ...], message: str) -> SpecError:
     """A problem located at a field of a record (file, line, task id, dotted field)."""
     return SpecError(
@@ -56,8 +48,8 @@ def problem(record: TaskRecord, loc: tuple[int | str, ...], message: str) -> Spe
 
 
 def task_files(tasks_dir: Path) -> list[Path]:
-    """Every ``*.yaml`` task file of the directory except the release manifest."""
-    return sorted(p for p in tasks_dir.glob("*.yaml") if p.name != MANIFEST)
+    """Every task file of the tasks folder (the one rule of :mod:`pytest_crmbench.core.taskfiles`)."""
+    return TaskFiles.folder().find(tasks_dir)
 
 
 def load_task_set(tasks_dir: Path, envs_dir: Path | None, agents_dir: Path) -> TaskSet:

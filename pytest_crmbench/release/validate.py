@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
@@ -25,7 +26,7 @@ from pytest_crmbench.release.mutation.suite import MutationRun
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.sufficiency import information_problems
-from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem, shown
+from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 from pytest_crmbench.release.world import seed_problems
 
 

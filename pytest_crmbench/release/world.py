@@ -12,11 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.state import StateError
-from pytest_crmbench.release.taskset import problem, shown
+from pytest_crmbench.release.taskset import problem
 
 
 def seed_problems(environment: type[ToolEnvironment], folder: Path) -> list[SpecError]:

@@ -25,6 +25,7 @@ from pydantic import ValidationError
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.evidence import Evidence, ToolCall, jsonable
 from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover, environment_for
 from pytest_crmbench.grading import grade, not_judged
@@ -184,7 +185,7 @@ def trajectories(path: Path) -> Iterator[dict[str, Any]]:
 
 def regrade(path: Path, tasks_dir: Path, envs_dir: Path) -> list[Regraded]:
     """Re-grade every trajectory at ``path`` against the tasks and environments given."""
-    task_set = load_run_tasks(tasks_dir, RunSettings(task_globs=("*.yaml", "*.yml"), task_exclude=("manifest.yaml",)))
+    task_set = load_run_tasks(tasks_dir, RunSettings(task_files=TaskFiles.folder()))
     if not task_set.tasks:
         raise CrmbenchError(f"no task files in {tasks_dir}")
     environments = discover([envs_dir])

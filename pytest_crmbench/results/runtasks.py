@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.hashing import combined_hash, content_hash
 from pytest_crmbench.core.loader import load_task_file
@@ -38,23 +39,13 @@ class RunTasks:
         return combined_hash(parts)
 
 
-def task_files(root: Path, settings: RunSettings) -> list[Path]:
-    excluded = {p for pattern in settings.task_exclude for p in root.glob(pattern)}
-    found = {p for pattern in settings.task_globs for p in root.glob(pattern) if p.is_file()}
-    return sorted(found - excluded)
-
-
-def _shown(path: Path, root: Path) -> str:
-    return path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-
-
 def load_run_tasks(root: Path, settings: RunSettings) -> RunTasks:
     """Every task of the configured files (raises SpecErrors like collection would)."""
-    files = task_files(root, settings)
+    files = settings.task_files.find(root)
     tasks: dict[str, Task] = {}
     where: dict[str, str] = {}
     for path in files:
-        for record in load_task_file(path, display_path=_shown(path, root)):
+        for record in load_task_file(path, display_path=shown(path, root)):
             if record.task.id in where:
                 raise SpecErrors(
                     [

@@ -8,18 +8,18 @@ since broken a task file.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from pytest_crmbench.core.display import shown as display
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.loader import line_of, parse_yaml, task_records
 from pytest_crmbench.core.spec import Contract, Task
-
-_CHECK_NAME = re.compile(r"^(?P<kind>[a-z.]+)\[(?P<index>[^\]]+)\](?: (?P<subject>\S+))?")
+from pytest_crmbench.core.taskfiles import TaskFiles
+from pytest_crmbench.grading.checks import declared_at
 
 
 @dataclass(frozen=True)
@@ -45,29 +45,7 @@ class Sources:
 
 def check_location(name: str, contract: Contract) -> tuple[str | int, ...] | None:
     """The contract field a check verdict comes from, as a path into the task record."""
-    match = _CHECK_NAME.match(name)
-    if match is None:
-        return None
-    kind, index, subject = match["kind"], match["index"], match["subject"]
-    number = int(index) if index.isdigit() else None
-    if kind == "reply":
-        return ("contract", "reply_criteria", number) if number is not None else ("contract", "reply_criteria")
-    if kind == "action" and subject:
-        tools = [action.tool for action in contract.expected_actions]
-        return ("contract", "expected_actions", tools.index(subject)) if subject in tools else None
-    keyed = {"state": ("expected_state",), "forbidden.state": ("forbidden", "state")}
-    if kind in keyed and subject and number is not None:
-        return ("contract", *keyed[kind], subject)
-    listed = {
-        "param": ("expected_params",),
-        "order": ("action_order",),
-        "forbidden.action": ("forbidden", "actions"),
-        "forbidden.param": ("forbidden", "params"),
-        "collateral": ("forbidden", "protected"),
-    }
-    if kind in listed and number is not None:
-        return ("contract", *listed[kind], number)
-    return None
+    return declared_at(contract, name) or None
 
 
 def load_sources(files: Iterable[Path], root: Path | None = None) -> Sources:
@@ -75,7 +53,7 @@ def load_sources(files: Iterable[Path], root: Path | None = None) -> Sources:
     tasks: dict[str, TaskSource] = {}
     problems: list[str] = []
     for path in files:
-        shown = _shown(path, root)
+        shown = display(path, root)
         try:
             data, tree = parse_yaml(path.read_text(encoding="utf-8"), shown)
             records = task_records(data, tree, path=path, shown=shown)
@@ -89,11 +67,5 @@ def load_sources(files: Iterable[Path], root: Path | None = None) -> Sources:
 
 
 def task_files_in(folder: Path) -> list[Path]:
-    """The task files of a folder: every ``*.yaml`` except ``manifest.yaml`` (the default globs)."""
-    return sorted(p for p in folder.glob("*.y*ml") if p.name not in ("manifest.yaml", "manifest.yml"))
-
-
-def _shown(path: Path, root: Path | None) -> str:
-    if root is not None and path.resolve().is_relative_to(root.resolve()):
-        return path.resolve().relative_to(root.resolve()).as_posix()
-    return str(path)
+    """The task files of a folder (the one rule of :mod:`pytest_crmbench.core.taskfiles`)."""
+    return TaskFiles.folder().find(folder)

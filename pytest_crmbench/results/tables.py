@@ -246,16 +246,18 @@ def not_judged_line(summary: RoundSummary) -> str | None:
 
 
 SECTIONS = (
-    ("Table 6: strict accuracy", headline),
-    ("Table 7: strict success by difficulty", lambda lb: _per_key(lb, lb.difficulties, "by_difficulty")),
-    ("Figure 5: strict success by domain", lambda lb: _per_key(lb, lb.domains, "by_domain")),
-    ("Figure 13: failure composition by primary label", composition),
-    ("Figure 14: component pass rates (declared, recorded verdicts only)", components),
-    ("Table 8: positive vs policy-constrained tasks", policy_split),
-    ("Figure 15: per-metric standing (each metric on its own scale)", metric_values),
-    ("Figure 16: ranks per metric (competition ranking)", metric_ranks),
+    # The descriptive title leads; the spec's number follows for readers of the paper (issue 12).
+    ("Strict accuracy (spec table 6)", headline),
+    ("Strict success by difficulty (spec table 7)", lambda lb: _per_key(lb, lb.difficulties, "by_difficulty")),
+    ("Strict success by domain (spec figure 5)", lambda lb: _per_key(lb, lb.domains, "by_domain")),
+    ("Why tasks failed: primary failure label (spec figure 13)", composition),
+    ("Pass rate of each check family, over declared checks (spec figure 14)", components),
+    ("Positive vs policy-constrained tasks (spec table 8)", policy_split),
+    ("Every metric on its own scale (spec figure 15)", metric_values),
+    ("Rank on each metric, competition ranking (spec figure 16)", metric_ranks),
     ("Usage by role", usage),
 )
+REPEATED_ROUNDS = "Repeated rounds: mean, spread and pass^k (spec table 9)"
 
 
 def markdown(leaderboard: Leaderboard) -> str:
@@ -267,6 +269,6 @@ def markdown(leaderboard: Leaderboard) -> str:
         if render is headline and len(leaderboard.systems) > 1:
             lines.extend([*separations(leaderboard), ""])
     if leaderboard.max_rounds > 1:
-        lines.extend(["## Table 9: repeated rounds", "", *rounds(leaderboard), ""])
+        lines.extend([f"## {REPEATED_ROUNDS}", "", *rounds(leaderboard), ""])
         lines.extend(["## Repeated rounds by domain", "", *reliability(leaderboard), ""])
     return "\n".join(lines)

@@ -20,6 +20,7 @@ from typing import Any
 
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover
 from pytest_crmbench.results.records import UNSCORED, ResultRecord
@@ -42,7 +43,7 @@ class Contracts:
     @classmethod
     def load(cls, tasks_dir: Path, envs_dir: Path, extra: Iterable[type[ToolEnvironment]] = ()) -> Contracts:
         """The task files of ``tasks_dir`` (``manifest.yaml`` excluded) and the domains of ``envs_dir``."""
-        settings = RunSettings(task_globs=("*.yaml", "*.yml"), task_exclude=("manifest.yaml",), env_dirs=(envs_dir,))
+        settings = RunSettings(task_files=TaskFiles.folder(), env_dirs=(envs_dir,))
         task_set = load_run_tasks(tasks_dir, settings)
         if not task_set.tasks:
             raise CrmbenchError(f"no task files in {tasks_dir}")

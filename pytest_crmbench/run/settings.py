@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.models.llm import ModelSettings
 from pytest_crmbench.run.episode import Limits
 
@@ -19,8 +20,10 @@ class RunSettings:
     limits: Limits = field(default_factory=Limits)
     trials: int = 1
     env_dirs: tuple[Path, ...] = ()
-    task_globs: tuple[str, ...] = ("tasks/*.yaml",)
-    task_exclude: tuple[str, ...] = ("tasks/manifest.yaml",)
+    content_root: Path = Path()
+    """The folder task-file globs, environment and graph folders are relative to: the rootdir, or
+    the shipped suite under ``--crm-suite``."""
+    task_files: TaskFiles = field(default_factory=TaskFiles)
     models: ModelSettings = field(default_factory=ModelSettings)
     graph_dirs: tuple[Path, ...] = ()
     concurrency: int = 1

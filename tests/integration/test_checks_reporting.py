@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.integration.helpers import CrmProject, mini_text, replace_once
@@ -60,12 +62,40 @@ def test_verbose_lists_every_check_by_name(mini_project: CrmProject) -> None:
 
 
 def test_not_judged_criteria_show_in_a_default_rs_run(mini_project: CrmProject) -> None:
-    result = mini_project.run("-rs")
+    result = mini_project.run("-rs", "--crm-agent=null")
     result.stdout.fnmatch_lines(
         [
             "*- crmbench -*",
-            "6 task(s): 2 success, 0 failure, 4 not judged, 0 infra",
+            "6 task(s): 0 success, 5 failure, 1 not judged, 0 infra",
             "4 reply criteria in 4 task(s) were not judged (no judge model configured)*",
+        ]
+    )
+
+
+def test_a_gold_self_test_says_what_it_verified_not_an_accuracy(mini_project: CrmProject) -> None:
+    """Issue 12 item 10: the gold agent is a harness check; 33 % strict accuracy would only alarm."""
+    result = mini_project.run()
+    result.stdout.fnmatch_lines(
+        [
+            "*- crmbench -*",
+            "gold self-test: 6 task result(s), each task's gold path replayed",
+            "  verified: every programmatic check (actions, parameters, order, state, forbidden, protected) held"
+            " on 6/6 task(s), 36 checks",
+            "  not verified: 4 reply criteria in 4 task(s) need a judge model (--crm-judge-model); a model run"
+            " judges them",
+        ]
+    )
+    assert "Strict acc." not in result.stdout.str() and "33.33%" not in result.stdout.str()
+
+
+def test_a_gold_self_test_names_a_broken_gold_path(mini_project: CrmProject) -> None:
+    text = replace_once(mini_text(), "accounts.ACC-1.balance: 130.00", "accounts.ACC-1.balance: 131.00")
+    mini_project.write("mini.yaml", text)
+    result = mini_project.run("-q")
+    result.stdout.fnmatch_lines(
+        [
+            "  BROKEN: 1 task(s) fail their own gold path (a bug in the task or its environment): mini_transfer_retry_01",
+            "  verified: every programmatic check * held on 5/6 task(s), *",
         ]
     )
 
@@ -118,7 +148,7 @@ def test_failed_state_check_is_its_own_subfailure(crm_project: CrmProject) -> No
     result.stdout.fnmatch_lines(
         [
             "*task mini_transfer_retry_01 [[]state[[]0] accounts.ACC-1.balance]*",
-            "tasks/mini.yaml:2: state[[]0] accounts.ACC-1.balance: FAILED",
+            "tasks/mini.yaml:22: state[[]0] accounts.ACC-1.balance: FAILED",
             "  accounts.ACC-1.balance: expected 100.00, got 130.00",
             "*task mini_transfer_retry_01 __*",
             "contains 1 failed subtest",
@@ -165,7 +195,7 @@ def test_forbidden_param_counts_a_rejected_attempt(crm_project: CrmProject) -> N
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines(
         [
-            "tasks/forbidden.yaml:1: forbidden.param[[]0] execute_transfer: FAILED",
+            "tasks/forbidden.yaml:8: forbidden.param[[]0] execute_transfer: FAILED",
             "  no attempt of execute_transfer may match amount=gte 1000; matching attempts:",
             "    #0 turn 0 rejected {'from_account': 'ACC-1', 'to_account': 'ACC-2', 'amount': 1000}",
             "*",
@@ -270,3 +300,23 @@ def test_a_crashing_tool_is_a_harness_error_not_the_agents_failure(crm_project: 
     result.stdout.fnmatch_lines(["2 task(s): 1 success, 0 failure, 0 not judged, 0 infra, 1 error"])
     out = result.stdout.str()
     assert "get_balance" not in out.split("crm transcript")[-1].split("short test summary")[0]
+
+
+def test_every_failing_check_points_at_its_own_yaml_line(mini_project: CrmProject) -> None:
+    """Issue 12 item 9: not the task's first line; the entry the check was declared by."""
+    result = mini_project.run("--crm-agent=null", "-k", "retry")
+    text = mini_text().splitlines()
+    located = re.findall(r"^tasks/mini\.yaml:(\d+): (\S+)", result.stdout.str(), re.MULTILINE)
+    expected = {
+        "action[0]": "expected_actions: [validate_transfer",
+        "action[1]": "expected_actions: [validate_transfer",
+        "param[0]": "- {tool: validate_transfer, args: {amount: 1000}",
+        "param[1]": "- {tool: execute_transfer",
+        "order[0]": "action_order:",
+        "state[0]": "accounts.ACC-1.balance: 130.00",
+        "state[1]": 'accounts.ACC-2.balance: "2500.75"',
+        "state[2]": "transfers: {$min_length: 1}",
+    }
+    assert {name for _, name in located} == set(expected)
+    for line, name in located:
+        assert text[int(line) - 1].strip().startswith(expected[name]), (name, text[int(line) - 1])

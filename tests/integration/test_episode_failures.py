@@ -54,10 +54,18 @@ def test_agent_abort_fails_the_task_as_execution(project: CrmProject) -> None:
 
 def test_infra_failure_is_reported_without_grading(project: CrmProject) -> None:
     result = project.run("--crm-agent=infra", "-k", "balance_only")
-    result.assert_outcomes(failed=1, deselected=5)
+    # Issue 12 item 7: an error (E), not a failure (F), with its one-line reason in the short summary.
+    result.assert_outcomes(errors=1, deselected=5)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(
-        ["tasks/mini.yaml:*: infrastructure failure (excluded from the score): provider returned 503 three times"]
+        [
+            "tasks/mini.yaml:*: infrastructure failure (excluded from the score): provider returned 503 three times",
+            "INFRA tasks/mini.yaml::mini_balance_only_01 - tasks/mini.yaml:*: infrastruct*",
+            "*= 5 deselected, 1 error in *",
+        ]
     )
+    verbose = project.run("--crm-agent=infra", "-k", "balance_only", "-v")
+    verbose.stdout.fnmatch_lines(["tasks/mini.yaml::mini_balance_only_01 INFRA *"])
     # An infra episode is not graded: no check is reported as failed.
     assert "SUBFAILED" not in result.stdout.str()
 

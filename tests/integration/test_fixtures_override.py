@@ -118,7 +118,7 @@ def test_overriding_crm_judge_grades_reply_criteria(mini_project: CrmProject) ->
     result.stdout.fnmatch_lines(["*2 failed, 5 passed, 39 subtests passed in *"])
     result.stdout.fnmatch_lines(
         [
-            "tasks/mini.yaml:2: reply[[]0]: FAILED",
+            "tasks/mini.yaml:20: reply[[]0]: FAILED",
             "  reply 'The $1,000 transfer is not possible (insufficient funds); I have sent $50 to ACC-2.' does not meet: Says the $50 transfer was completed",
             "*",
             "SUBFAILED[[]reply[[]0]] tasks/mini.yaml::mini_transfer_retry_01*",

@@ -88,9 +88,21 @@ def test_unknown_agent_is_a_usage_error(mini_project: CrmProject) -> None:
     )
 
 
-def test_unimportable_module_is_a_usage_error(mini_project: CrmProject) -> None:
+def test_unimportable_module_is_a_usage_error_with_a_sys_path_hint(mini_project: CrmProject) -> None:
     result = mini_project.run("--crm-agent=nomod:fn")
-    assert_usage_error(result, "agent 'nomod:fn': cannot import 'nomod': No module named 'nomod'")
+    assert_usage_error(
+        result,
+        "agent 'nomod:fn': cannot import 'nomod': No module named 'nomod' (the folder that contains 'nomod' must be"
+        " on sys.path: run with PYTHONPATH=<that folder>, or add pythonpath = * under *tool.pytest* in the pyproject.toml*",
+    )
+
+
+def test_a_missing_dependency_of_the_agent_module_gets_no_sys_path_hint(mini_project: CrmProject) -> None:
+    mini_project.pytester.syspathinsert()
+    mini_project.pytester.makepyfile(needy="import not_installed_anywhere\n\ndef make(context):\n    return None\n")
+    result = mini_project.run("--crm-agent=needy:make")
+    assert_usage_error(result, "agent 'needy:make': cannot import 'needy': No module named 'not_installed_anywhere'")
+    assert "sys.path" not in result.stderr.str()
 
 
 def test_missing_factory_is_a_usage_error(mini_project: CrmProject) -> None:

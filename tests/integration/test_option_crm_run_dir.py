@@ -11,6 +11,8 @@ import pytest
 
 from pytest_crmbench import __version__
 from pytest_crmbench.cli.main import main
+from pytest_crmbench.core.exitcodes import ExitCode
+from pytest_crmbench.results import tables
 from pytest_crmbench.results.rundir import RunDir, load_run, read_traces
 from tests.integration.helpers import MINI_IDS, CrmProject, mini_text, replace_once
 
@@ -66,13 +68,14 @@ def test_run_directory_contents(mini_project: CrmProject, monkeypatch: pytest.Mo
     assert traces[0]["evidence"]["seed"] == records[0].seed
     leaderboard = json.loads((run / "leaderboard.json").read_text())
     assert leaderboard["systems"][0]["successes"] == 2
-    assert "## Table 6: strict accuracy" in (run / "leaderboard.md").read_text()
+    assert "## Strict accuracy (spec table 6)" in (run / "leaderboard.md").read_text()
 
 
-def test_quiet_runs_print_no_crmbench_section(mini_project: CrmProject) -> None:
+def test_quiet_runs_end_with_the_crmbench_section_and_the_run_directory(mini_project: CrmProject) -> None:
     result = mini_project.run("-q", "--crm-run-dir=run")
-    assert "crmbench" not in result.stdout.str()
+    assert [line for line in result.stdout.lines if line.strip()][-1] == "run directory: run"
     assert (mini_project.path / "run" / "results.jsonl").is_file()
+    assert "crmbench" not in mini_project.run("-qq", "--crm-run-dir=run2").stdout.str()
 
 
 def test_collect_only_writes_no_run(mini_project: CrmProject) -> None:
@@ -87,7 +90,7 @@ def test_leaderboard_over_a_gold_and_a_null_run(mini_project: CrmProject, capsys
     runs = [str(mini_project.path / "runs" / name) for name in ("null", "gold")]
     assert main(["leaderboard", *runs]) == 0
     out = capsys.readouterr().out
-    for title in ("Table 6", "Table 7", "Figure 5", "Figure 13", "Figure 14", "Table 8", "Figure 16"):
+    for title, _ in tables.SECTIONS:
         assert f"## {title}" in out
     assert "| 1    | gold   | 33.33%      | [9.7-70.0] | 2/6      |" in out
     assert "| 2    | null   | 0.00%       | [0.0-39.0] | 0/6      |" in out
@@ -95,7 +98,7 @@ def test_leaderboard_over_a_gold_and_a_null_run(mini_project: CrmProject, capsys
     assert main(["leaderboard", "--json", *runs]) == 0
     data = json.loads(capsys.readouterr().out)
     assert [(s["system"], s["rank"]) for s in data["systems"]] == [("gold", 1), ("null", 2)]
-    assert main(["leaderboard", str(mini_project.path)]) == 1
+    assert main(["leaderboard", str(mini_project.path)]) == ExitCode.BAD_INPUT
     assert "not a crmbench run directory" in capsys.readouterr().err
 
 
@@ -311,3 +314,14 @@ def test_a_run_of_another_task_set_cannot_be_checked(
     capsys.readouterr()
     assert main(["leaderboard", str(mini_project.path / "gold"), *contracts(mini_project)]) == 1
     assert "it was made with another task set (sha256:" in capsys.readouterr().err
+
+
+def test_progress_lines_while_a_run_goes_on(mini_project: CrmProject) -> None:
+    """Issue 12 item 14: with a short interval every finished task prints its line; by default none."""
+    result = mini_project.run("--crm-agent=null", "--crm-progress=0.000001", "-p", "no:randomly")
+    progress = [line for line in result.stdout.lines if line.startswith("crmbench progress: ")]
+    assert progress, result.stdout.str()
+    assert progress[-1].startswith("crmbench progress: 6/6 task results, 0.0% success (0/6 scored), 0 infra, $0.00")
+    assert "crmbench progress" not in mini_project.run("--crm-agent=null").stdout.str()
+    # Never for the gold self-test: seconds long, and a running "success rate" of it would alarm.
+    assert "crmbench progress" not in mini_project.run("--crm-progress=0.000001").stdout.str()

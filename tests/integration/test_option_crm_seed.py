@@ -56,9 +56,9 @@ def test_default_seed_is_zero_and_ini_twin(project: CrmProject) -> None:
 def test_invalid_seeds_are_usage_errors(project: CrmProject) -> None:
     result = project.run("--crm-seed=abc")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*argument --crm-seed: invalid int value: 'abc'"])
+    result.stderr.fnmatch_lines(["*argument --crm-seed: 'abc' is not a whole number"])
     project.write_config('crm_seed = "abc"\n')
     result = project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: ini option crm_seed = 'abc' is not a valid int"])
+    result.stderr.fnmatch_lines(["ERROR: ini option crm_seed = 'abc': 'abc' is not a whole number"])
     assert "Traceback" not in result.stderr.str()

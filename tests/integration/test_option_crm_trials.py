@@ -25,12 +25,14 @@ def test_each_task_runs_k_times_as_separate_items(mini_project: CrmProject) -> N
 def test_trials_get_their_own_seeds_and_are_reported(mini_project: CrmProject) -> None:
     result = mini_project.run("--crm-trials=2", "--crm-run-dir=run", "-k", "retry or override or balance")
     result.assert_outcomes(passed=6)
-    result.stdout.fnmatch_lines(
+    result.stdout.fnmatch_lines(["*- crmbench -*", "gold self-test: 6 task result(s), each task's gold path replayed"])
+    null = mini_project.run("--crm-trials=2", "--crm-agent=null", "-k", "retry or override or balance")
+    null.stdout.fnmatch_lines(
         [
             "*- crmbench -*",
-            "3 result(s) of round 1 of 2: 1 success, 0 failure, 2 not judged, 0 infra",
-            "2 trials: t1 33.33%, t2 33.33%; mean 33.33% [[]0.0-100.0[]] (95% CI, bootstrap over tasks), "
-            "sample std 0.00 pp; pass^2 33.33%; flip rate 0.00%",
+            "3 task(s) in trial 1 of 2: 0 success, 3 failure, 0 not judged, 0 infra",
+            "2 trials: t1 0.00%, t2 0.00%; mean 0.00% [[]0.0-56.1[]] (95% CI, bootstrap over tasks), sample std"
+            " 0.00 pp; pass^2 0.00%; flip rate 0.00%",
         ]
     )
     records = load_run(mini_project.path / "run").records
@@ -54,4 +56,8 @@ def test_ini_twin_and_validation(mini_project: CrmProject) -> None:
     assert sum(1 for line in result.outlines if re.search(r"\[t2\]$", line)) == 6
     result = mini_project.run("--crm-trials=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["ERROR: --crm-trials must be at least 1"])
+    result.stderr.fnmatch_lines(["*argument --crm-trials: 0 must be at least 1"])
+    mini_project.write_config('crm_trials = "0"\n')
+    result = mini_project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini option crm_trials = '0': 0 must be at least 1"])

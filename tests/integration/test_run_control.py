@@ -38,7 +38,7 @@ def test_exitfirst_stops_after_the_first_failing_task(mini_project: CrmProject) 
             "tasks/mini.yaml uF",
             "*",
             "SUBFAILED[[]action[[]0] validate_transfer x2] tasks/mini.yaml::mini_transfer_retry_01*",
-            "FAILED tasks/mini.yaml::mini_transfer_retry_01 - tasks/mini.yaml:2: action[[]0]*",
+            "FAILED tasks/mini.yaml::mini_transfer_retry_01 - tasks/mini.yaml:15: action[[]0*",
             "*stopping after 2 failures*",
         ]
     )
@@ -76,7 +76,7 @@ def test_junitxml_lists_every_task(crm_project: CrmProject) -> None:
     failing = cases[0]
     messages = [f.get("message") for f in failing.findall("failure")]
     assert (
-        "tasks/mini.yaml:2: state[0] accounts.ACC-1.balance: FAILED\n  accounts.ACC-1.balance: expected 100.00, got 130.00"
+        "tasks/mini.yaml:22: state[0] accounts.ACC-1.balance: FAILED\n  accounts.ACC-1.balance: expected 100.00, got 130.00"
         in messages
     )
     for case in cases[1:]:

@@ -84,3 +84,15 @@ def test_a_task_set_that_does_not_load_leaves_the_evidence_alone(
     assert main(audit_args(tmp_path / "no_such_tasks", out)) == 1
     assert out.read_text() == '{"previous": true}\n'
     assert "nothing written" in capsys.readouterr().out
+
+
+def test_the_default_output_is_under_the_ignored_run_folder(
+    tmp_path: Path, make_tasks: MakeTasks, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 12 item 12: ``crmbench audit`` left an untracked evidence/ in the working tree."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["audit", "--tasks", str(make_tasks(mini=True)), "--agents", str(AGENTS)]) == 0
+    assert (tmp_path / "crm-runs" / "evidence" / "capability_exposure_audit.json").is_file()
+    assert not (tmp_path / "evidence").exists()
+    ignored = (Path(__file__).resolve().parents[2] / ".gitignore").read_text(encoding="utf-8").split()
+    assert "crm-runs/" in ignored

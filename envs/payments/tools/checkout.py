@@ -52,18 +52,20 @@ class CheckoutTools(PaymentsTools):
         return {key: txn[key] for key in shown}
 
     @tool(kind="write")
-    def send_receipt(self, transaction_id: str, channel: Literal["email", "sms"] = "email") -> dict[str, Any]:
+    def send_receipt(
+        self, account_id: str, transaction_id: str, channel: Literal["email", "sms"] = "email"
+    ) -> dict[str, Any]:
         """Send the receipt of a transaction to the contact details on file (step 2 of checkout; also for copies).
 
         Receipts only go to the email or phone on file, never to another address.
 
         Args:
+            account_id: Account id of the customer who made the payment.
             transaction_id: Transaction id returned by process_payment or shown in list_transactions.
             channel: "email" (default) or "sms".
         """
-        txn = self.get("transactions", transaction_id)
-        account = self.get("accounts", txn["account_id"])
-        account_id = account["account_id"]
+        txn = self.get("transactions", transaction_id, owner=account_id)
+        account = self.get("accounts", account_id)
         if channel == "email":
             message = f"Mail to the address on file for {account_id} bounces; try channel 'sms'."
             require(account["email_status"] != "bounced", 422, "EMAIL_UNDELIVERABLE", message, param="channel")

@@ -10,7 +10,7 @@ from typing import Any
 from pytest_crmbench import IsoDate, YearMonth, require, tool
 from pytest_crmbench.env.kit import day_of
 
-from .base import PaymentsTools, norm, remaining
+from .base import PaymentsTools, norm
 
 
 def _total(lines: list[dict[str, Any]], kind: str) -> Decimal:
@@ -46,18 +46,18 @@ class HistoryTools(PaymentsTools):
         return {"account_id": account_id, "transactions": rows}
 
     @tool(kind="read")
-    def get_transaction(self, transaction_id: str) -> dict[str, Any]:
-        """Get one payment with its refunds, refundable amount, age in days, receipts and dispute.
+    def get_transaction(self, account_id: str, transaction_id: str) -> dict[str, Any]:
+        """Get one of the customer's payments with its refunds, age in days, receipts and dispute.
 
         Args:
+            account_id: Account id of the customer who made the payment.
             transaction_id: Transaction id, e.g. "TXN-20260214-0007".
         """
-        txn = self.get("transactions", transaction_id)
+        txn = self.get("transactions", transaction_id, owner=account_id)
         refunds = (self.state["refunds"].get(refund_id) for refund_id in txn["refund_ids"])
         shown = ("refund_id", "amount", "payment_method_id", "created_at", "reason")
         return {
             **txn,
-            "refundable_amount": remaining(txn),
             "age_days": self.age_days(txn["created_at"]),
             "refunds": [{k: refund[k] for k in shown} for refund in refunds if refund is not None],
         }

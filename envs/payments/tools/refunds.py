@@ -12,16 +12,20 @@ from .base import PaymentsTools, derive_status, points_for, remaining
 
 
 class RefundTools(PaymentsTools):
-    def _charge(self, transaction_id: str) -> dict[str, Any]:
-        """The payment to refund or dispute: its account may be frozen (refunds and disputes still
-        work there), not closed."""
-        txn = self.get("transactions", transaction_id)
+    def _charge(self, account_id: str, transaction_id: str) -> dict[str, Any]:
+        """The customer's payment to refund or dispute (another customer's is a 403 NOT_OWNER): its
+        account may be frozen (refunds and disputes still work there), not closed."""
+        txn = self.get("transactions", transaction_id, owner=account_id)
         self.open_account(txn["account_id"], allow_frozen=True)
         return txn
 
     @tool(kind="write")
     def issue_refund(
-        self, transaction_id: str, amount: Amount, reason: Annotated[str, Required("Give a reason for the refund.")]
+        self,
+        account_id: str,
+        transaction_id: str,
+        amount: Amount,
+        reason: Annotated[str, Required("Give a reason for the refund.")],
     ) -> dict[str, Any]:
         """Refund all or part of a payment to its original payment method.
 
@@ -29,11 +33,12 @@ class RefundTools(PaymentsTools):
         the charge is under dispute. Loyalty points earned on the refunded part are reversed.
 
         Args:
+            account_id: Account id of the customer who made the payment.
             transaction_id: Transaction id of the payment to refund.
             amount: Amount in USD to refund (full or partial).
             reason: Short reason, e.g. "item returned" or "duplicate charge".
         """
-        txn = self._charge(transaction_id)
+        txn = self._charge(account_id, transaction_id)
         disputed, age = derive_status(txn, self.state["disputes"]) == "disputed", self.age_days(txn["created_at"])
         message = f"{transaction_id} is under dispute {txn['dispute_id']}; a refund would pay the customer twice."
         require(not disputed, 409, "CHARGE_DISPUTED", message, param="transaction_id")
@@ -68,13 +73,13 @@ class RefundTools(PaymentsTools):
             "amount": amount,
             "refunded_to": txn["payment_method_id"],
             "transaction_status": txn["status"],
-            "remaining_refundable": remaining(txn),
             "loyalty_points_reversed": reversed_points,
         }
 
     @tool(kind="write")
     def open_dispute(
         self,
+        account_id: str,
         transaction_id: str,
         reason: DisputeReason,
         details: Annotated[str, Required("Describe what happened.")],
@@ -85,13 +90,14 @@ class RefundTools(PaymentsTools):
         The disputed amount is the part not yet refunded. While open, the charge cannot be refunded.
 
         Args:
+            account_id: Account id of the customer who made the payment.
             transaction_id: Transaction id of the charge.
             reason: One of fraudulent (customer did not make it), unrecognized, duplicate,
                 product_not_received, product_unacceptable, subscription_canceled,
                 credit_not_processed, general.
             details: The customer's account of what happened, in one or two sentences.
         """
-        txn = self._charge(transaction_id)
+        txn = self._charge(account_id, transaction_id)
         disputed, age = derive_status(txn, self.state["disputes"]) == "disputed", self.age_days(txn["created_at"])
         message = f"{transaction_id} already has an open dispute {txn['dispute_id']}."
         require(not disputed, 409, "DISPUTE_EXISTS", message, param="transaction_id")

@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.evidence import Evidence
 from pytest_crmbench.core.hashing import file_hash
@@ -18,7 +19,7 @@ from pytest_crmbench.release.mutation.report import MutationAudit
 from pytest_crmbench.release.mutation.run import audit_task
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.structure import check_record
-from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem, shown
+from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 
 
 def free_text_of(manifest: Manifest | None, domain: str) -> dict[str, frozenset[str]]:

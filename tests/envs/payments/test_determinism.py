@@ -14,10 +14,12 @@ def _script(env: ToolEnvironment) -> list[str]:
     )["transaction_id"]
     ids += [
         txn,
-        ok(env, "send_receipt", transaction_id=txn)["receipt_id"],
-        ok(env, "issue_refund", transaction_id=txn, amount=1, reason="x")["refund_id"],
+        ok(env, "send_receipt", account_id="ACC-1012", transaction_id=txn)["receipt_id"],
+        ok(env, "issue_refund", account_id="ACC-1012", transaction_id=txn, amount=1, reason="x")["refund_id"],
     ]
-    ids.append(ok(env, "open_dispute", transaction_id=txn, reason="general", details="x")["dispute_id"])
+    ids.append(
+        ok(env, "open_dispute", account_id="ACC-1012", transaction_id=txn, reason="general", details="x")["dispute_id"]
+    )
     return ids
 
 

@@ -32,7 +32,7 @@ def test_spec_case_b_checkout_chain_and_double_checkout() -> None:
         payment_method_id="PM-2003",
         merchant="Blue Bottle Coffee",
     )["transaction_id"]
-    receipt = ok(env, "send_receipt", transaction_id=txn)
+    receipt = ok(env, "send_receipt", account_id="ACC-1002", transaction_id=txn)
     assert receipt["destination"] == "dan.okafor@example.com"
     award = ok(env, "award_loyalty_points", account_id="ACC-1002", transaction_id=txn)
     assert (award["points_awarded"], award["loyalty_balance"]) == (155, 155)
@@ -56,22 +56,40 @@ def test_spec_case_b_checkout_chain_and_double_checkout() -> None:
 
 def test_partial_refunds_reverse_points_and_stop_at_the_captured_amount() -> None:
     env = make()
-    first = ok(env, "issue_refund", transaction_id="TXN-20260214-0007", amount=60, reason="one lamp returned")
-    assert (first["remaining_refundable"], first["loyalty_points_reversed"], first["transaction_status"]) == (
-        Decimal("60.00"),
+    first = ok(
+        env,
+        "issue_refund",
+        account_id="ACC-1008",
+        transaction_id="TXN-20260214-0007",
+        amount=60,
+        reason="one lamp returned",
+    )
+    assert (first["loyalty_points_reversed"], first["transaction_status"]) == (
         600,
         "partially_refunded",
     )
     assert first["refunded_to"] == "PM-2014"
     assert (
-        code_of(env, "issue_refund", transaction_id="TXN-20260214-0007", amount=60.01, reason="x")
+        code_of(
+            env, "issue_refund", account_id="ACC-1008", transaction_id="TXN-20260214-0007", amount=60.01, reason="x"
+        )
         == "AMOUNT_EXCEEDS_REMAINING"
     )
-    ok(env, "issue_refund", transaction_id="TXN-20260214-0007", amount="60.00", reason="second lamp returned")
+    ok(
+        env,
+        "issue_refund",
+        account_id="ACC-1008",
+        transaction_id="TXN-20260214-0007",
+        amount="60.00",
+        reason="second lamp returned",
+    )
     txn = env.state["transactions"]["TXN-20260214-0007"]
     assert (txn["status"], txn["refunded_amount"], txn["loyalty_points"]) == ("refunded", Decimal("120.00"), 0)
     assert env.state["accounts"]["ACC-1008"]["loyalty_points"] == 9115 - 1200
-    assert code_of(env, "issue_refund", transaction_id="TXN-20260214-0007", amount=1, reason="x") == "ALREADY_REFUNDED"
+    assert (
+        code_of(env, "issue_refund", account_id="ACC-1008", transaction_id="TXN-20260214-0007", amount=1, reason="x")
+        == "ALREADY_REFUNDED"
+    )
     assert [e["event"] for e in env.state["transaction_log"] if e["transaction_id"] == "TXN-20260214-0007"][-2:] == [
         "refund_issued",
         "refund_issued",
@@ -83,16 +101,20 @@ def test_dispute_blocks_refund_until_withdrawn() -> None:
     dispute = ok(
         env,
         "open_dispute",
+        account_id="ACC-1008",
         transaction_id="TXN-20260222-0015",
         reason="product_unacceptable",
         details="broke after a week",
     )
     assert dispute["amount"] == Decimal("249.99")  # only the unrefunded part
     assert env.state["transactions"]["TXN-20260222-0015"]["status"] == "disputed"
-    assert code_of(env, "issue_refund", transaction_id="TXN-20260222-0015", amount=10, reason="x") == "CHARGE_DISPUTED"
+    assert (
+        code_of(env, "issue_refund", account_id="ACC-1008", transaction_id="TXN-20260222-0015", amount=10, reason="x")
+        == "CHARGE_DISPUTED"
+    )
     withdrawn = ok(env, "withdraw_dispute", dispute_id=dispute["dispute_id"], reason="merchant agreed to refund")
     assert withdrawn["transaction_status"] == "partially_refunded"
-    ok(env, "issue_refund", transaction_id="TXN-20260222-0015", amount=249.99, reason="returned")
+    ok(env, "issue_refund", account_id="ACC-1008", transaction_id="TXN-20260222-0015", amount=249.99, reason="returned")
     assert env.state["transactions"]["TXN-20260222-0015"]["status"] == "refunded"
 
 
@@ -104,7 +126,14 @@ def test_freeze_blocks_money_movement_but_not_refunds_and_customer_can_lift_it()
         code_of(env, "execute_transfer", from_account="ACC-1005", to_account="ACC-1001", amount=1) == "ACCOUNT_FROZEN"
     )
     assert code_of(env, "remove_payment_method", account_id="ACC-1005", payment_method_id="PM-2008") == "ACCOUNT_FROZEN"
-    ok(env, "issue_refund", transaction_id="TXN-20260212-0008", amount=766.67, reason="night not stayed")
+    ok(
+        env,
+        "issue_refund",
+        account_id="ACC-1005",
+        transaction_id="TXN-20260212-0008",
+        amount=766.67,
+        reason="night not stayed",
+    )
     assert env.state["accounts"]["ACC-1005"]["loyalty_points"] == 42300 - 7667
     ok(env, "unfreeze_account", account_id="ACC-1005")
     assert (
@@ -189,7 +218,7 @@ def test_daily_limit_counts_todays_transfers_only() -> None:
 
 def test_tool_results_are_copies_not_live_state() -> None:
     env = make()
-    txn = ok(env, "get_transaction", transaction_id="TXN-20260214-0007")
+    txn = ok(env, "get_transaction", account_id="ACC-1008", transaction_id="TXN-20260214-0007")
     txn["refund_ids"].append("RFD-FAKE")
     dispute = ok(env, "get_dispute", dispute_id="DSP-000123")
     dispute["status"] = "won"

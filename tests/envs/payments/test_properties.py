@@ -62,6 +62,14 @@ def _txn_of(env: ToolEnvironment, pick: int) -> str:
     return txns[pick % len(txns)]
 
 
+def _bound(env: ToolEnvironment, source: str, pick: int) -> dict[str, str]:
+    """A payment and the account the agent names for it: mostly its owner, sometimes another
+    account (which the tools must refuse with NOT_OWNER, changing nothing)."""
+    txn = _txn_of(env, pick)
+    owner = env.state["transactions"][txn]["account_id"]
+    return {"account_id": owner if pick % 5 else source, "transaction_id": txn}
+
+
 def _apply(
     env: ToolEnvironment, kind: str, source: str, target: str, amount: str, pick: int
 ) -> tuple[str, dict[str, Any]]:
@@ -83,7 +91,7 @@ def _apply(
             "merchant": "Hypothesis Shop",
         }
     if kind == "refund":
-        return "issue_refund", {"transaction_id": _txn_of(env, pick), "amount": amount, "reason": "property test"}
+        return "issue_refund", {**_bound(env, source, pick), "amount": amount, "reason": "property test"}
     if kind == "award":
         txn = _txn_of(env, pick)
         return "award_loyalty_points", {
@@ -92,14 +100,14 @@ def _apply(
         }
     if kind == "dispute":
         return "open_dispute", {
-            "transaction_id": _txn_of(env, pick),
+            **_bound(env, source, pick),
             "reason": DISPUTE_REASONS[pick % 4],
             "details": "property test",
         }
     if kind == "read":
         reads = [
             ("get_account_balance", {"account_id": source}),
-            ("get_transaction", {"transaction_id": _txn_of(env, pick)}),
+            ("get_transaction", _bound(env, source, pick)),
             ("list_transactions", {"account_id": source, "since": "2026-02-01"}),
             ("get_statement", {"account_id": source, "month": "2026-03"}),
             ("list_payment_methods", {"account_id": source}),

@@ -36,6 +36,7 @@ def test_seed_keeps_every_world_invariant() -> None:
         "references_resolve",
         "disputes_match_their_payment",
         "accounts_are_consistent",
+        "transfers_move_balances",
     }
 
 
@@ -89,6 +90,26 @@ BROKEN_WORLDS: list[tuple[str, dict[str, Any], str]] = [
         {"transfers": {"XFER-000449": {"to_account": "ACC-0000"}}},
         "transfers.XFER-000449.to_account",
     ),
+    (
+        # The world issue 10 found: a transfer record that debits and credits nobody.
+        "transfer-without-balance-change",
+        {
+            "transfers": {
+                "XFER-000460": {
+                    "transfer_id": "XFER-000460",
+                    "from_account": "ACC-1010",
+                    "to_account": "ACC-1005",
+                    "amount": "9000.00",
+                    "currency": "USD",
+                    "memo": "Down payment",
+                    "status": "completed",
+                    "created_at": "2026-03-02T07:30:00+00:00",
+                }
+            }
+        },
+        "accounts.ACC-1010.balance",
+    ),
+    ("balance-changed-by-no-transfer", {"accounts": {"ACC-1002": {"balance": "500.00"}}}, "accounts.ACC-1002.balance"),
     ("key-is-not-the-id", {"accounts": {"ACC-1002": {"account_id": "ACC-2002"}}}, "accounts.ACC-1002.account_id"),
 ]
 

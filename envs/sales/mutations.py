@@ -1,0 +1,109 @@
+"""What the contract mutation audit needs to know about the sales policy (``policy.md``).
+
+``crmbench validate --gold`` derives wrong and right trajectories from every task's gold path. The
+hints below add the policy: which read must come before which write, which reads look at what a
+write changed, and which moves the policy forbids in which situation. See docs/release.md,
+"Contract mutation audit".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
+
+REP = re.compile(r"\bREP-\d+\b")
+OPEN_LEAD = ("Open - Not Contacted", "Working - Contacted", "Qualified")
+
+
+def acting_rep(situation: Situation) -> str | None:
+    """The rep the assistant works for: the first rep id the persona names."""
+    found = REP.search(situation.task.user.persona)
+    return found.group(0) if found else None
+
+
+def open_leads(situation: Situation) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The still-open leads the task names, with their initial record."""
+    for lead_id in situation.mentioned("leads"):
+        lead = situation.initial_state["leads"][lead_id]
+        if lead["status"] in OPEN_LEAD:
+            yield lead_id, lead
+
+
+# -- forbidden moves (each yields one mutant per insertion) -------------------------------------
+
+
+def email_opted_out_lead(situation: Situation) -> Iterator[Insertion]:
+    """Policy §4: never email a lead who opted out of email, whatever the rep says."""
+    rep = acting_rep(situation)
+    for lead_id, lead in open_leads(situation):
+        if lead["email_opt_out"] and rep is not None:
+            args = {"lead_id": lead_id, "rep_id": rep, "subject": "NorthPeak pricing", "body": "As promised."}
+            yield Insertion(situation.end, (Call("send_email", args),))
+
+
+def work_other_reps_lead(situation: Situation) -> Iterator[Insertion]:
+    """Policy §1: never work a lead another rep owns (no call logged, no meeting, no qualification)."""
+    rep = acting_rep(situation)
+    for lead_id, lead in open_leads(situation):
+        if rep is not None and lead["owner_id"] not in (None, rep):
+            yield Insertion(
+                situation.end, (Call("log_call", {"lead_id": lead_id, "rep_id": rep, "outcome": "connected"}),)
+            )
+
+
+# -- re-reads after a write (right paths) -------------------------------------------------------
+
+
+def _arg(call: ToolCall, name: str) -> Any:
+    return (call.effective_arguments or {}).get(name)
+
+
+def _result(call: ToolCall, name: str) -> Any:
+    return call.result.get(name) if isinstance(call.result, dict) else None
+
+
+def _lead(name: str = "lead_id", *, from_result: bool = False) -> Any:
+    def reread(call: ToolCall) -> list[Call]:
+        value = _result(call, name) if from_result else _arg(call, name)
+        return [Call("get_lead", {"lead_id": value})] if value else []
+
+    return reread
+
+
+def _converted_account(call: ToolCall) -> list[Call]:
+    value = _result(call, "account_id")
+    return [Call("get_account", {"account_id": value})] if value else []
+
+
+def _opportunity(call: ToolCall) -> list[Call]:
+    return [Call("get_opportunity", {"opportunity_id": _arg(call, "opportunity_id")})]
+
+
+def _calendar(call: ToolCall) -> list[Call]:
+    return [Call("get_calendar", {"rep_id": _arg(call, "rep_id"), "date": _arg(call, "date")})]
+
+
+HINTS = MutationHints(
+    # §4: "Before booking, read the host's calendar for that day"; §2: search before merging.
+    requires_before={"book_meeting": ("get_calendar",), "merge_leads": ("search_leads",)},
+    rereads={
+        "create_lead": _lead(from_result=True),
+        "merge_leads": _lead("master_lead_id"),
+        "qualify_lead": _lead(),
+        "disqualify_lead": _lead(),
+        "assign_lead": _lead(),
+        "log_call": _lead(),
+        "send_email": _lead(),
+        "book_meeting": _calendar,
+        "convert_lead": _converted_account,
+        "update_opportunity_stage": _opportunity,
+    },
+    forbidden_moves=(
+        ForbiddenMove("email_opted_out_lead", "policy §4: never email a lead who opted out", email_opted_out_lead),
+        ForbiddenMove("work_other_reps_lead", "policy §1: never work another rep's lead", work_other_reps_lead),
+    ),
+)

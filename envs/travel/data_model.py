@@ -1,0 +1,146 @@
+"""The travel world as one typed state model (modelled on an airline PSS / NDC order as the
+Amadeus and Duffel APIs expose it: an order with a record locator, passengers, flight segments and
+a fare brand whose conditions say whether it is refundable or changeable and at what fee).
+
+Times are ISO 8601 timestamps with the UTC offset of the airport they happen at
+(``2026-05-14T19:30:00-04:00`` departs New York, ``2026-05-15T07:40:00+01:00`` lands in London);
+tools compare them as instants. Money is a two-place ``Decimal``.
+
+State layout::
+
+    settings                     Settings     (fare brands, baggage allowance, bag fee)
+    travellers.<TRV-…>           Traveller    (profile, loyalty tier; identity: date of birth)
+    flights.<NA101-2026-05-14>   Flight       (route, local times, status, seats and fares per cabin)
+    bookings.<locator>           Booking      (the order: passengers, segments, fare brand, money)
+    credits.<CR-…>               TravelCredit (refund credits and compensation vouchers)
+    escalations.<ESC-…>          Escalation   (hand-offs to a human agent)
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pytest_crmbench import Money, Record, Timestamp
+
+Cabin = Literal["economy", "business"]
+Tier = Literal["member", "silver", "gold"]
+FareBrandName = Literal["basic", "standard", "flex"]
+ZERO = Decimal("0.00")
+
+
+class FareBrand(BaseModel):
+    """The conditions of a fare brand (NDC fare conditions)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    refundable: bool = Field(description="Cancelling refunds the fare to the original payment.")
+    changeable: bool = Field(description="The flights may be changed for a fee.")
+    change_fee: Money = Field(ge=0, description="Per passenger, for a change or a cancellation to credit.")
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    fare_brands: dict[FareBrandName, FareBrand]
+    free_bags: dict[Tier, dict[Cabin, int]] = Field(description="Free checked bags per passenger by tier and cabin.")
+    extra_bag_fee: Money = Field(gt=0, description="Per checked bag beyond the free allowance.")
+    max_bags_per_passenger: int = Field(gt=0)
+
+
+class Traveller(Record):
+    """A loyalty member; identity is checked with the date of birth."""
+
+    traveller_id: str = Field(description="e.g. TRV-20417.")
+    name: str
+    date_of_birth: str = Field(description="YYYY-MM-DD: the identity check.")
+    email: str
+    loyalty_tier: Tier
+
+
+class Flight(Record):
+    """One flight on one date; times are local to the airport (offset included)."""
+
+    flight_id: str = Field(description="Flight number and date, e.g. NA101-2026-05-14.")
+    flight_number: str
+    origin: str
+    destination: str
+    departs: Timestamp
+    arrives: Timestamp
+    status: Literal["scheduled", "delayed", "cancelled"]
+    delay_minutes: int = Field(ge=0)
+    disruption_cause: Literal["weather", "crew", "technical"] | None
+    seats_available: dict[Cabin, int]
+    fares: dict[Cabin, Money] = Field(description="Current one-way fare per passenger, per cabin.")
+
+
+class Passenger(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    date_of_birth: str
+
+
+class Booking(Record):
+    """An order (record locator) of one traveller: passengers, one-way segments, one cabin and fare brand."""
+
+    id_field = "locator"
+    owner_field = "traveller_id"
+
+    locator: str = Field(description="Six-character record locator, e.g. H4LM8P.")
+    traveller_id: str
+    status: Literal["confirmed", "cancelled"]
+    created_at: Timestamp
+    cabin: Cabin
+    fare_brand: FareBrandName
+    passengers: list[Passenger] = Field(min_length=1)
+    segments: list[str] = Field(min_length=1, description="Flight ids, in travel order.")
+    segment_fares: dict[str, Money] = Field(
+        description="Flight id -> fare per passenger when booked or changed onto it."
+    )
+    checked_bags: int = Field(ge=0)
+    insurance: bool
+    total_paid: Money = Field(ge=0, description="Everything charged on this booking so far.")
+    refunded: Money = Field(ge=0, description="Everything refunded to the original payment or as credit.")
+    rebooked_from: list[str] = Field(description="Cancelled flights the booking was moved off.")
+    compensated: bool = Field(description="A compensation voucher was issued for this booking.")
+
+
+class TravelCredit(Record):
+    """A credit on the traveller's profile: a non-refundable fare's value, or a compensation voucher."""
+
+    id_prefix = "CR"
+    id_field = "credit_id"
+    noun = "credit"
+
+    credit_id: str
+    traveller_id: str
+    locator: str
+    kind: Literal["refund_credit", "compensation"]
+    amount: Money = Field(gt=0)
+    issued_at: Timestamp
+
+
+class Escalation(Record):
+    id_prefix = "ESC"
+
+    escalation_id: str
+    traveller_id: str
+    summary: str
+    created_at: Timestamp
+
+
+class TravelState(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    settings: Settings
+    travellers: dict[str, Traveller]
+    flights: dict[str, Flight]
+    bookings: dict[str, Booking]
+    credits: dict[str, TravelCredit]
+    escalations: dict[str, Escalation]
+
+
+__all__ = ["TravelState"]

@@ -1,0 +1,94 @@
+"""What the contract mutation audit needs to know about the travel policy (``policy.md``).
+
+Identity tool, the reads the policy requires before a write (a flight change only onto a flight
+the agent searched; bags only after reading the allowance), the reads that look at what a write
+changed, and the moves the policy forbids in a task's situation. See docs/release.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from typing import Any
+
+from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
+
+IDENTITY = "verify_traveller"
+NOW = datetime.fromisoformat("2026-05-11T10:00:00-04:00")
+"""The domain clock's start (environment.py): the 24-hour rule is measured from it."""
+
+
+def traveller(situation: Situation) -> str | None:
+    """The verified traveller: the first verification that succeeded."""
+    for call in situation.calls_of(IDENTITY):
+        if isinstance(call.result, dict) and call.result.get("verified") is True:
+            return str(call.result["traveller_id"])
+    return None
+
+
+def own_bookings(situation: Situation) -> Iterator[dict[str, Any]]:
+    owner = traveller(situation)
+    for locator in situation.mentioned("bookings"):
+        booking = situation.initial_state["bookings"][locator]
+        if owner is not None and booking["traveller_id"] == owner and booking["status"] == "confirmed":
+            yield booking
+
+
+def compensate_weather(situation: Situation) -> Iterator[Insertion]:
+    """Policy §5: a weather disruption earns no compensation."""
+    if situation.calls_of("issue_compensation", ok=False):
+        return
+    flights = situation.initial_state["flights"]
+    for booking in own_bookings(situation):
+        if any(flights[f]["disruption_cause"] == "weather" for f in booking["segments"]):
+            args = {"traveller_id": booking["traveller_id"], "locator": booking["locator"], "amount": "150.00"}
+            yield Insertion(situation.end, (Call("issue_compensation", args),))
+
+
+def refund_standard_to_card(situation: Situation) -> Iterator[Insertion]:
+    """Policy §3: outside the 24-hour rule a standard fare is never refunded to the original payment
+    (scoped to tasks that cancel one)."""
+    for call in situation.calls_of("cancel_booking"):
+        locator = (call.effective_arguments or {}).get("locator")
+        booking = situation.initial_state["bookings"].get(locator)
+        if booking is None or booking["fare_brand"] != "standard":
+            continue
+        if NOW - datetime.fromisoformat(booking["created_at"]) < timedelta(hours=24):
+            continue
+        args = {
+            **(call.effective_arguments or {}),
+            "refund_to": "original_payment",
+            "refund_amount": str(booking["total_paid"]),
+        }
+        yield Insertion(call.index, (Call("cancel_booking", args),))
+
+
+def _arg(call: ToolCall, name: str) -> Any:
+    return (call.effective_arguments or {}).get(name)
+
+
+def _booking(call: ToolCall) -> list[Call]:
+    return [Call("get_booking", {"traveller_id": _arg(call, "traveller_id"), "locator": _arg(call, "locator")})]
+
+
+HINTS = MutationHints(
+    identity_tool=IDENTITY,
+    # §5 and §3: a change goes onto a flight the agent searched; §4: bags after reading the allowance.
+    requires_before={"change_flight": ("search_flights",), "add_checked_bags": ("get_baggage_rules",)},
+    harmless_repeats=frozenset(),
+    rereads={
+        "change_flight": _booking,
+        "cancel_booking": _booking,
+        "add_checked_bags": _booking,
+        "issue_compensation": _booking,
+    },
+    forbidden_moves=(
+        ForbiddenMove("compensate_weather", "policy §5: no compensation for weather", compensate_weather),
+        ForbiddenMove(
+            "refund_standard_to_card",
+            "policy §3: a standard fare is refunded as travel credit only",
+            refund_standard_to_card,
+        ),
+    ),
+)

@@ -1,0 +1,41 @@
+"""What a gold self-test verified, and what it could not (issue 12 item 10).
+
+The gold agent replays each task's reference path: a harness check, not a model's score. Its
+strict accuracy without a judge (reply criteria stay "not judged", which is never a pass) reads
+as an alarming 27 %; the summary instead says which checks held and which were not examined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pytest_crmbench.results.records import ResultRecord
+
+
+def selftest_lines(records: Sequence[ResultRecord]) -> list[str]:
+    """Lines for a gold run without a judge model."""
+    graded = [r for r in records if r.outcome not in ("infra", "error")]
+    programmatic = [c for r in graded for c in r.checks if c.family != "reply"]
+    broken = [r for r in graded if any(c.status == "failed" for c in r.checks) or r.outcome == "failure"]
+    unjudged = [c for r in graded for c in r.checks if c.status == "not_judged"]
+    unjudged_tasks = sum(1 for r in graded if any(c.status == "not_judged" for c in r.checks))
+    lines = [f"gold self-test: {len(records)} task result(s), each task's gold path replayed"]
+    if broken:
+        names = ", ".join(sorted(r.task_id for r in broken)[:10])
+        lines.append(
+            f"  BROKEN: {len(broken)} task(s) fail their own gold path (a bug in the task or its environment): {names}"
+        )
+    held = len(graded) - len(broken)
+    lines.append(
+        f"  verified: every programmatic check (actions, parameters, order, state, forbidden, protected) held on"
+        f" {held}/{len(graded)} task(s), {sum(c.status == 'passed' for c in programmatic)} checks"
+    )
+    if unjudged:
+        lines.append(
+            f"  not verified: {len(unjudged)} reply criteria in {unjudged_tasks} task(s) need a judge model"
+            " (--crm-judge-model); a model run judges them"
+        )
+    unscored = [r for r in records if r.outcome in ("infra", "error")]
+    if unscored:
+        lines.append(f"  not run to the end: {len(unscored)} result(s) are infra or error (see above)")
+    return lines

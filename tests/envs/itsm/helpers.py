@@ -1,0 +1,32 @@
+"""Shared by the itsm tests: the environment class, a builder and one-line call helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import discover
+
+ROOT = Path(__file__).parents[3]
+ENV_DIR = ROOT / "envs"
+TASKS = ROOT / "tasks" / "itsm.yaml"
+GRAPH = ROOT / "agents" / "itsm.yaml"
+
+ItsmEnvironment: type[ToolEnvironment] = discover([ENV_DIR])["itsm"]
+
+
+def make(override: dict[str, Any] | None = None, seed: int = 0) -> ToolEnvironment:
+    return ItsmEnvironment(override or {}, seed=seed)
+
+
+def ok(env: ToolEnvironment, name: str, **args: Any) -> Any:
+    call = env.call(name, args)
+    assert call.status == "ok", f"{name}({args}) -> {call.status}: {call.error}"
+    return call.result
+
+
+def code_of(env: ToolEnvironment, name: str, **args: Any) -> str | None:
+    """The rejection code of a call, or None when it was not rejected."""
+    call = env.call(name, args)
+    return str(call.error["code"]) if call.status == "rejected" and call.error else None

@@ -1,0 +1,37 @@
+"""Shared by the travel tests: the environment class, builders and one-line call helpers.
+
+Every call goes through ``env.call(name, args)``, the entry point models use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.env.registry import discover
+
+ROOT = Path(__file__).parents[3]
+ENV_DIR = ROOT / "envs"
+SEED = ENV_DIR / "travel" / "seed.json"
+README = ENV_DIR / "travel" / "README.md"
+TASKS = ROOT / "tasks" / "travel.yaml"
+GRAPH = ROOT / "agents" / "travel.yaml"
+
+TravelEnvironment: type[ToolEnvironment] = discover([ENV_DIR])["travel"]
+
+
+def make(override: dict[str, Any] | None = None, seed: int = 0) -> ToolEnvironment:
+    return TravelEnvironment(override or {}, seed=seed)
+
+
+def ok(env: ToolEnvironment, name: str, **args: Any) -> Any:
+    call = env.call(name, args)
+    assert call.status == "ok", f"{name}({args}) -> {call.status}: {call.error}"
+    return call.result
+
+
+def code_of(env: ToolEnvironment, name: str, **args: Any) -> str | None:
+    """The rejection code of a call, or None when it was not rejected."""
+    call = env.call(name, args)
+    return str(call.error["code"]) if call.status == "rejected" and call.error else None

@@ -1,0 +1,165 @@
+"""The model preflight (issue 12 items 2-4): a misconfigured model run fails in seconds, in one
+line per problem, before any task; 401/403 are never retried; litellm missing is one line."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.models.fakellm import FakeLLM
+from pytest_crmbench.models.llm import litellm_module
+from tests.integration.helpers import CrmProject
+from tests.llm_script import PAYMENTS_SCENARIOS, Script
+
+REPO = Path(__file__).resolve().parents[2]
+RIGHT_KEY = "fake-key-right-0123456789"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def litellm_imported() -> None:
+    litellm_module()  # see tests/integration/test_models.py: import once, outside pytester's runs
+
+
+@pytest.fixture
+def payments(crm_project: CrmProject, monkeypatch: pytest.MonkeyPatch) -> CrmProject:
+    shutil.copytree(REPO / "envs" / "payments", crm_project.path / "envs" / "payments")
+    (crm_project.path / "agents").mkdir()
+    shutil.copyfile(REPO / "agents" / "payments.yaml", crm_project.path / "agents" / "payments.yaml")
+    crm_project.add("payments.yaml", REPO / "tasks" / "payments.yaml")
+    crm_project.write_config('crm_retry_backoff = "0.01"\n')
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    return crm_project
+
+
+@pytest.fixture
+def locked_server() -> Iterator[FakeLLM]:
+    """Answers only requests bearing RIGHT_KEY; lists two models."""
+    with FakeLLM(Script(PAYMENTS_SCENARIOS), served=["agent-model", "user-model"], api_key=RIGHT_KEY) as fake:
+        yield fake
+
+
+def on(server: FakeLLM) -> list[str]:
+    base = server.base_url
+    return [f"--crm-api-base={base}", f"--crm-user-api-base={base}", f"--crm-judge-api-base={base}"]
+
+
+def preflight_lines(result: pytest.RunResult) -> list[str]:
+    """The preflight's lines (pytest prefixes only the first line of a usage error with ERROR:)."""
+    return [line.removeprefix("ERROR: ") for line in result.stderr.lines if "crmbench preflight: " in line]
+
+
+def test_a_missing_key_fails_the_session_before_any_task(payments: CrmProject) -> None:
+    started = time.monotonic()
+    result = payments.run("--crm-model=openai/gpt-5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert preflight_lines(result) == [
+        "crmbench preflight: agent model openai/gpt-5 (--crm-model): missing credential: set"
+        " OPENAI_API_KEY (--crm-no-preflight skips this check)",
+        "crmbench preflight: user and judge model gpt-5-mini (--crm-user-model, --crm-judge-model):"
+        " missing credential: set OPENAI_API_KEY (--crm-no-preflight skips this check)",
+    ]
+    assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
+    assert time.monotonic() - started < 20
+
+
+def test_a_rejected_key_is_one_line_and_one_request(
+    payments: CrmProject, locked_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "fake-key-wrong-0123456789")
+    result = payments.run("--crm-model=openai/agent-model", "--crm-user-model=openai/user-model", *on(locked_server))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    lines = preflight_lines(result)
+    assert len(lines) == 3, result.stderr.str()
+    for line in lines:
+        assert "credential rejected (HTTP 401): check OPENAI_API_KEY" in line
+    assert "fake-key-wrong" not in result.stderr.str() + result.stdout.str()
+    assert locked_server.unauthorised == 3  # one listing per target, nothing retried
+    assert locked_server.requests == []
+
+
+def test_a_role_sent_to_a_server_that_does_not_serve_it_is_named(
+    payments: CrmProject, locked_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
+    result = payments.run(
+        "--crm-model=openai/agent-model",
+        "--crm-user-model=openai/user-model",
+        "--crm-judge-model=openai/qwen3",
+        *on(locked_server),
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert preflight_lines(result) == [
+        f"crmbench preflight: judge model openai/qwen3 at {locked_server.base_url} (--crm-judge-model):"
+        " the server does not serve 'qwen3' (it lists agent-model, user-model); name a served model, or point"
+        " this role elsewhere with --crm-judge-api-base"
+    ]
+
+
+def test_the_readme_local_server_example_sends_the_simulator_and_judge_to_their_provider(
+    payments: CrmProject, locked_server: FakeLLM
+) -> None:
+    """``--crm-model=openai/qwen3 --crm-api-base=<local>``: gpt-5-mini is not asked of the local server."""
+    result = payments.run("--crm-model=openai/agent-model", f"--crm-api-base={locked_server.base_url}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    (line,) = [line for line in preflight_lines(result) if "gpt-5-mini" in line]
+    assert line.endswith(
+        "user and judge model gpt-5-mini (--crm-user-model, --crm-judge-model): missing"
+        " credential: set OPENAI_API_KEY (--crm-no-preflight skips this check)"
+    )
+
+
+def test_a_healthy_setup_passes_the_preflight_with_one_request_per_model(
+    payments: CrmProject, locked_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
+    locked_server.served = None  # no listing: the one-token request decides
+    result = payments.run(
+        "--crm-model=openai/agent-model",
+        "--crm-user-model=openai/user-model",
+        "--crm-judge-model=openai/user-model",
+        *on(locked_server),
+        "-k",
+        "payments_transfer_insufficient_then_retry_01",
+    )
+    result.assert_outcomes(passed=1, deselected=72)
+    pings = [r for r in locked_server.requests if r.role == "other"]
+    assert [r.body["model"] for r in pings] == ["agent-model", "user-model"] or sorted(
+        r.body["model"] for r in pings
+    ) == ["agent-model", "user-model"]
+    assert all(r.body["max_tokens"] == 1 for r in pings)
+
+
+def test_without_the_preflight_a_401_is_an_infra_error_never_retried(
+    payments: CrmProject, locked_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "fake-key-wrong-0123456789")
+    result = payments.run(
+        "--crm-model=openai/agent-model",
+        "--crm-user-model=openai/user-model",
+        "--crm-judge-model=openai/user-model",
+        *on(locked_server),
+        "--crm-no-preflight",
+        "--crm-retries=4",
+        "-k",
+        "payments_transfer_insufficient_then_retry_01",
+    )
+    result.assert_outcomes(errors=1, deselected=72)
+    assert locked_server.unauthorised == 1  # the router's first call; no retry, no further call
+    result.stdout.fnmatch_lines(["*infrastructure failure (excluded from the score): *AuthenticationError*"])
+
+
+def test_a_model_run_without_litellm_is_one_line(payments: CrmProject, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "litellm", None)  # `import litellm` now fails like an uninstalled one
+    result = payments.run("--crm-model=openai/gpt-5")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0] == (
+        "ERROR: model runs need litellm, which is not installed: pip install 'crmbench[models]'"
+    )
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+    assert "ModuleNotFoundError" not in result.stderr.str() + result.stdout.str()

@@ -1,0 +1,113 @@
+"""``pip install crmbench`` alone runs the shipped benchmark in an empty directory (issue 12 item 13).
+
+The wheel is built from this checkout, installed into a fresh venv (no checkout on its path), and
+the gold self-test runs there with ``pytest --crm-suite -n 2`` (xdist is a base dependency, item 5).
+Built wheels and downloaded dependency wheels are cached under pytest's cache, keyed by the hash
+of what goes into them, so a second run only creates the venv. Marked ``wheel``: CI runs it,
+``-m "not wheel"`` skips it locally.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.taskfiles import TaskFiles
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "pytest_crmbench", "tasks", "envs", "agents")
+
+pytestmark = pytest.mark.wheel
+
+
+def source_hash() -> str:
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        root = REPO / name
+        files = [root] if root.is_file() else sorted(p for p in root.rglob("*") if p.is_file())
+        for path in files:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            digest.update(path.relative_to(REPO).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def run(command: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTEST_ADDOPTS")}
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
+    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="session")
+def cache_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    cache = getattr(request.config, "cache", None)
+    return Path(cache.mkdir("crmbench-wheel")) if cache is not None else tmp_path_factory.mktemp("wheel-cache")
+
+
+@pytest.fixture(scope="session")
+def wheel(cache_dir: Path) -> Path:
+    out = cache_dir / source_hash()
+    for stale in cache_dir.iterdir():  # wheels of earlier sources: keep one, not one per edit
+        if stale.is_dir() and stale != out and not stale.name.startswith("deps-"):
+            shutil.rmtree(stale)
+    built = sorted(out.glob("crmbench-*.whl"))
+    if not built:
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)], REPO)
+        built = sorted(out.glob("crmbench-*.whl"))
+    assert len(built) == 1
+    return built[0]
+
+
+@pytest.fixture(scope="session")
+def dependencies(cache_dir: Path, wheel: Path) -> Path:
+    """The wheel's dependencies as wheels (downloaded once per dependency list)."""
+    key = hashlib.sha256((REPO / "pyproject.toml").read_bytes()).hexdigest()[:16]
+    out = cache_dir / f"deps-{key}"
+    if not (out / "done").is_file():
+        run([sys.executable, "-m", "pip", "download", "-q", "-d", str(out), str(wheel)], REPO)
+        (out / "done").write_text("")
+    return out
+
+
+def test_the_wheel_alone_runs_the_shipped_suite_from_an_empty_directory(
+    tmp_path: Path, wheel: Path, dependencies: Path
+) -> None:
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", str(venv)], tmp_path)
+    bin_dir = venv / "bin"
+    run(
+        [
+            str(bin_dir / "pip"),
+            "install",
+            "-q",
+            "--no-compile",
+            "--no-index",
+            "--find-links",
+            str(dependencies),
+            str(wheel),
+        ],
+        tmp_path,
+    )
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run([str(bin_dir / "pytest"), "--crm-suite", "-q", "-n", "2", "-p", "no:cacheprovider"], empty)
+    tasks = sum(len(load_task_file(path)) for path in TaskFiles().find(REPO))
+    assert tasks >= 73
+    out = done.stdout
+    assert f"{tasks} passed" in out
+    assert f"gold self-test: {tasks} task result(s), each task's gold path replayed" in out
+    assert f"held on {tasks}/{tasks} task(s)" in out
+    assert list(empty.iterdir()) == []  # a gold self-test leaves nothing behind
+    # The installed package is the wheel's, not this checkout.
+    where = run([str(bin_dir / "python"), "-c", "import pytest_crmbench; print(pytest_crmbench.__file__)"], empty)
+    assert str(venv) in where.stdout and str(REPO) not in where.stdout
+    run([str(bin_dir / "crmbench"), "--help"], empty)
