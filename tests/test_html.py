@@ -176,6 +176,6 @@ def test_crmbench_report_refuses_a_run_whose_results_were_edited(
     lines = [json.loads(line) for line in results.read_text().splitlines()]
     results.write_text("".join(json.dumps({**line, "outcome": "success"}) + "\n" for line in lines))
     folders = ["--tasks", str(DATA / "tasks"), "--envs", str(DATA / "envs")]
-    assert main(["report", str(edited), "-o", str(tmp_path / "r.html"), *folders]) == 1
+    assert main(["report", str(edited), "-o", str(tmp_path / "r.html"), *folders]) == ExitCode.BAD_INPUT
     assert "refused, its results do not match its trajectories" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()

@@ -200,7 +200,7 @@ def test_a_full_disk_is_said_in_one_line_and_keeps_what_was_written(mini_project
     result.stdout.fnmatch_lines(
         ["crmbench: cannot write */run/results.jsonl: No space left on device (errno 28); 3 result(s) were not saved"]
     )
-    result.stdout.fnmatch_lines(["6 task(s): 2 success, 0 failure, 4 not judged, 0 infra"])  # all in the summary
+    result.stdout.fnmatch_lines(["gold self-test: 6 task result(s)*"])  # all in the summary
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     lines = (mini_project.path / "run" / "results.jsonl").read_text().splitlines()
     assert [json.loads(line)["task_id"] for line in lines] == MINI_IDS[:3]
@@ -226,18 +226,18 @@ def test_a_run_whose_results_were_edited_is_refused(
 ) -> None:
     mini_project.run("--crm-run-dir=null", "--crm-agent=null")
     run = mini_project.path / "null"
-    assert main(["gate", str(run), "--fail-under", "0.5", *contracts(mini_project)]) == 1
+    assert main(["gate", str(run), "--fail-under", "0.5", *contracts(mini_project)]) == ExitCode.GATE_FAILED
     # Once: every outcome edited to success showed 100.00 % 73/73 and passed the gate.
     edit_results(run, lambda r: {**r, "outcome": "success", "primary_label": None})
     capsys.readouterr()
-    assert main(["gate", str(run), "--fail-under", "0.5", *contracts(mini_project)]) == 1
+    assert main(["gate", str(run), "--fail-under", "0.5", *contracts(mini_project)]) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert f"crmbench: error: {run}: refused, its results do not match its trajectories:" in err
     assert re.search(
         r"  mini_transfer_retry_01\[t1\]: results.jsonl says success \(user_stop; .*\), its trajectory grades failure \(user_stop, action; failed action\[0\]",
         err,
     )
-    assert main(["leaderboard", str(run), *contracts(mini_project)]) == 1
+    assert main(["leaderboard", str(run), *contracts(mini_project)]) == ExitCode.BAD_INPUT
     assert "refused, its results do not match its trajectories" in capsys.readouterr().err
 
 
@@ -246,7 +246,7 @@ def test_a_dropped_failure_is_noticed(mini_project: CrmProject, capsys: pytest.C
     run = mini_project.path / "null"
     edit_results(run, lambda r: None if r["task_id"] == "mini_checkout_chain_01" else r)
     capsys.readouterr()
-    assert main(["gate", str(run), "--fail-under", "0", *contracts(mini_project)]) == 1
+    assert main(["gate", str(run), "--fail-under", "0", *contracts(mini_project)]) == ExitCode.BAD_INPUT
     err = capsys.readouterr().err
     assert "results.jsonl holds 5 result(s), the run finished with 6" in err
     assert "mini_checkout_chain_01[t1]: a trajectory without a result" in err
@@ -260,7 +260,7 @@ def test_an_edited_trajectory_does_not_replay(mini_project: CrmProject, capsys: 
     entries[2]["evidence"]["final_state"]["accounts"]["ACC-2"]["balance"] = "0.00"
     trace.write_text("".join(json.dumps(e) + "\n" for e in entries))
     capsys.readouterr()
-    assert main(["leaderboard", str(run), *contracts(mini_project)]) == 1
+    assert main(["leaderboard", str(run), *contracts(mini_project)]) == ExitCode.BAD_INPUT
     assert (
         "mini_balance_only_01[t1]: its trajectory does not replay: replayed final state differs"
         in capsys.readouterr().err
@@ -273,7 +273,7 @@ def test_the_leaderboard_compares_like_with_like(mini_project: CrmProject, capsy
     paths = [str(mini_project.path / name) for name in ("gold", "one")]
     capsys.readouterr()
     # Once a 1-task run was ranked next to a 73-task run.
-    assert main(["leaderboard", *paths, *contracts(mini_project)]) == 1
+    assert main(["leaderboard", *paths, *contracts(mini_project)]) == ExitCode.BAD_INPUT
     assert capsys.readouterr().err.splitlines() == [
         "crmbench: error: these runs cover different tasks and cannot be ranked together (select the same tasks"
         " with -k/-m):",
@@ -312,7 +312,7 @@ def test_a_run_of_another_task_set_cannot_be_checked(
     mini_project.run("--crm-run-dir=gold").assert_outcomes(passed=6)
     mini_project.write("mini.yaml", replace_once(mini_text(), "Send $1,000 from ACC-1", "Send $1,001 from ACC-1"))
     capsys.readouterr()
-    assert main(["leaderboard", str(mini_project.path / "gold"), *contracts(mini_project)]) == 1
+    assert main(["leaderboard", str(mini_project.path / "gold"), *contracts(mini_project)]) == ExitCode.BAD_INPUT
     assert "it was made with another task set (sha256:" in capsys.readouterr().err
 
 
