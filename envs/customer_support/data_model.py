@@ -20,6 +20,7 @@ State layout::
     outages.<OUT-…>           Outage         (a network event affecting every account in its postal codes)
     articles.<KA-…>           Article        (knowledge base)
     settings                  Settings       (credit limit, windows, SLA hours per tier and priority)
+    last_case_number          int            (case ids are sequential, like Salesforce case numbers)
 """
 
 from __future__ import annotations
@@ -186,6 +187,7 @@ class Invoice(Record):
     due_on: IsoDate
     lines: list[InvoiceLine]
     status: Literal["open", "overdue", "paid"] = "open"
+    credited_amount: Money = Field(ZERO, ge=0, description="Sum of the credits applied to the invoice.")
 
 
 class Credit(Record):
@@ -285,6 +287,7 @@ class SupportState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     settings: Settings
+    last_case_number: int = Field(ge=0, description="Case numbers are sequential: the next case is CS-<this + 1>.")
     accounts: dict[str, Account]
     entitlements: dict[str, Entitlement]
     cases: dict[str, Case]

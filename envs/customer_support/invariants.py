@@ -37,6 +37,11 @@ class WorldInvariants(SupportTools):
             if invoice["account_id"] not in self.state["accounts"]:
                 yield Violation(f"invoices.{invoice_id}.account_id", "names no account")
                 continue
+            if invoice["credited_amount"] != credited(invoice_id, credits):
+                yield Violation(
+                    f"invoices.{invoice_id}.credited_amount",
+                    f"is {invoice['credited_amount']}; its credits add up to {credited(invoice_id, credits)}",
+                )
             if invoice["status"] != self.derive_status(invoice):
                 yield Violation(
                     f"invoices.{invoice_id}.status",
@@ -96,6 +101,9 @@ class WorldInvariants(SupportTools):
                 yield Violation(f"{path}.merged_into", "is set on a case that is not closed")
             if case["outage_id"] is not None and case["outage_id"] not in self.state["outages"]:
                 yield Violation(f"{path}.outage_id", "names no outage")
+        numbers = [int(c) for c in (k.removeprefix("CS-") for k in cases) if c.isdigit()]
+        if numbers and max(numbers) > self.state["last_case_number"]:
+            yield Violation("last_case_number", f"is below the highest case number {max(numbers)}")
         for name in ("case_comments", "handoffs"):
             for index, entry in enumerate(self.state[name]):
                 case = cases.get(entry["case_id"])

@@ -132,6 +132,8 @@ HINTS = MutationHints(
     identity_tool=IDENTITY,
     # §3: look at the customer's cases before opening one; §6: read the invoice before crediting it.
     requires_before={"create_case": ("list_cases",), "apply_credit": ("get_invoice",)},
+    # A second public comment with the same text only repeats what the customer already sees.
+    harmless_repeats=frozenset({"add_comment"}),
     rereads={
         "create_case": _case(from_result=True),
         "add_comment": _case(),

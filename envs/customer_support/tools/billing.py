@@ -107,6 +107,7 @@ class BillingTools(SupportTools):
         require(amount <= limit, 403, "APPROVAL_REQUIRED", message, param="amount")
         record = {"account_id": account_id, "invoice_id": invoice_id, "line_id": line_id, "amount": amount}
         credit = self.insert("credits", {**record, "reason": reason, "case_id": case_id, "created_at": self.stamp()})
+        invoice["credited_amount"] += amount
         self.refresh_invoice(invoice)
         return {
             "credit_id": credit["credit_id"],

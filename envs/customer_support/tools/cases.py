@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pytest_crmbench import Rejection, Required, require, tool
 
-from ..data_model import CaseType, Priority, Queue
+from ..data_model import Case, CaseType, Priority, Queue
 from .base import SupportTools
 
 MOVES = {
@@ -52,7 +52,7 @@ class CaseTools(SupportTools):
         entitlement_id: str | None = None,
         parent_case_id: str | None = None,
     ) -> dict[str, Any]:
-        """Open a new case for the customer in the tier-1 queue.
+        """Open a new case for the customer in the tier-1 queue; case ids are sequential (CS-004126, ...).
 
         With an entitlement, the entitlement must be the account's and active today; a
         per-incident entitlement must have cases left (one is used). Without one, the standard
@@ -93,7 +93,10 @@ class CaseTools(SupportTools):
             "parent_case_id": parent_case_id,
             "created_at": self.stamp(),
         }
-        case = self.insert("cases", record)
+        number = self.state["last_case_number"] + 1
+        case = Case.model_validate({**record, "case_id": f"CS-{number:06d}"}).model_dump(mode="python")
+        self.state["cases"][case["case_id"]] = case
+        self.state["last_case_number"] = number
         keys = ("case_id", "status", "priority", "queue", "entitlement_id", "created_at")
         return {k: case[k] for k in keys}
 
