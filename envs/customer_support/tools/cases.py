@@ -291,7 +291,7 @@ class CaseTools(SupportTools):
     def handoff_to_human(
         self, account_id: str, case_id: str, summary: Annotated[str, Required("Summarise the case.")]
     ) -> dict[str, Any]:
-        """Transfer the conversation to a human agent with a summary; the case stays as it is.
+        """Transfer the conversation to a human agent with a summary (once per case); the case stays as it is.
 
         Args:
             account_id: The verified customer's account id.
@@ -299,6 +299,10 @@ class CaseTools(SupportTools):
             summary: What the customer needs and what was done so far.
         """
         self.open_case(account_id, case_id)
+        queued = any(h["case_id"] == case_id for h in self.state["handoffs"])
+        require(
+            not queued, 409, "ALREADY_HANDED_OFF", f"{case_id} is already queued for a human agent.", param="case_id"
+        )
         entry = {"case_id": case_id, "account_id": account_id, "summary": summary, "created_at": self.stamp()}
         stored = self.insert("handoffs", entry)
         return {"handoff_id": stored["handoff_id"], "case_id": case_id, "transferred": True}

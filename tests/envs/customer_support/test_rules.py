@@ -408,6 +408,13 @@ def test_per_incident_entitlement_uses_one_case() -> None:
     )
 
 
+def test_a_case_is_handed_to_a_human_once() -> None:
+    env = make()
+    ok(env, "handoff_to_human", account_id="ACC-5010", case_id="CS-004120", summary="Wants a person.")
+    again = code_of(env, "handoff_to_human", account_id="ACC-5010", case_id="CS-004120", summary="Again.")
+    assert again == "ALREADY_HANDED_OFF" and len(env.state["handoffs"]) == 1
+
+
 def test_a_public_comment_completes_the_first_response_once() -> None:
     env = make()
     ok(env, "add_comment", account_id="ACC-5003", case_id="CS-004107", body="internal", public=False)
