@@ -61,13 +61,24 @@ class BillingTools(SupportTools):
 
     @tool(kind="read")
     def list_payments(self, account_id: str) -> dict[str, Any]:
-        """List the account's payments (invoice, amount, card, date, amount refunded so far).
+        """List the account's payments (invoice, amount, card, date, amount refunded so far, and
+        each refund with its date).
 
         Args:
             account_id: The verified customer's account id.
         """
         self.account(account_id)
-        rows = [p for p in self.state["payments"].values() if p["account_id"] == account_id]
+        refunds = self.state["refunds"].values()
+        rows = [
+            {
+                **p,
+                "refunds": [
+                    {k: r[k] for k in ("refund_id", "amount", "created_at")} for r in refunds if r["payment_id"] == pid
+                ],
+            }
+            for pid, p in self.state["payments"].items()
+            if p["account_id"] == account_id
+        ]
         rows.sort(key=lambda p: p["paid_at"])
         return {"account_id": account_id, "payments": rows}
 
