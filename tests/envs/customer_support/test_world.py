@@ -27,7 +27,7 @@ def test_seed_validates_and_keeps_every_invariant() -> None:
     }
     state = env.state
     assert state["settings"]["agent_credit_limit"] == Decimal("150.00")
-    assert {a["status"] for a in state["accounts"].values()} == {"active", "suspended"}
+    assert {a["status"] for a in state["accounts"].values()} == {"active", "suspended", "closed"}
     assert {c["status"] for c in state["cases"].values()} >= {"new", "in_progress", "resolved", "closed"}
     assert state["cases"]["CS-004101"]["merged_into"] is None  # the model fills what the seed leaves out
 
