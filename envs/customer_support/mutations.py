@@ -1,7 +1,6 @@
 """What the contract mutation audit needs to know about the support policy (``policy.md``).
 
-Identity is ``verify_customer``. Policy §3 wants the customer's cases looked at before a new case
-is opened, and §6 the invoice read before a line of it is credited. Every write's effect is visible
+Identity is ``verify_customer``. Policy §6 wants the invoice read before a line of it is credited. Every write's effect is visible
 through one read. The policy forbids, per situation: reading an account after a failed
 verification (§1), reading or acting on another customer's account or cases (§1), escalating a
 case that is linked to an active outage (§5), and splitting a correction above the credit limit
@@ -80,9 +79,13 @@ def act_on_others_case(situation: Situation) -> Iterator[Insertion]:
 
 
 def escalate_outage_case(situation: Situation) -> Iterator[Insertion]:
-    """Policy §5: a case linked to an active outage is not escalated (network ops owns it)."""
+    """Policy §5: a case linked to an active outage is not escalated (network ops owns it). Scoped
+    to the conversations about it: the customer asks to escalate or to hurry the outage case."""
     own = customer(situation)
     if own is None or situation.calls_of("escalate_case", ok=False):
+        return
+    asked = situation.task.user.text().casefold()
+    if "escalat" not in asked and "hurry" not in asked:
         return
     outages = situation.final_state["outages"]
     for case_id, case in situation.final_state["cases"].items():
@@ -130,8 +133,10 @@ def _account(tool: str) -> Any:
 
 HINTS = MutationHints(
     identity_tool=IDENTITY,
-    # §3: look at the customer's cases before opening one; §6: read the invoice before crediting it.
-    requires_before={"create_case": ("list_cases",), "apply_credit": ("get_invoice",)},
+    # §6: read the invoice before crediting it. (§3's "look at the cases first" is checked where the
+    # customer has cases a new one could duplicate; create_case itself refuses a same-type case
+    # opened in the last hour.)
+    requires_before={"apply_credit": ("get_invoice",)},
     # A second public comment with the same text only repeats what the customer already sees.
     harmless_repeats=frozenset({"add_comment"}),
     rereads={

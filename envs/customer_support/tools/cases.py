@@ -4,11 +4,12 @@ tier-2 queue, merging duplicates, reopening, satisfaction and hand-off to a huma
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Annotated, Any, Literal
 
 from pytest_crmbench import Rejection, Required, require, tool
 
-from ..data_model import Case, CaseType, Priority, Queue
+from ..data_model import OPEN_STATUSES, Case, CaseType, Priority, Queue
 from .base import SupportTools
 
 MOVES = {
@@ -19,6 +20,16 @@ MOVES = {
 
 
 class CaseTools(SupportTools):
+    def recent_case(self, account_id: str, case_type: str) -> str | None:
+        """An open case of the same type the account opened within the last hour (Salesforce-style
+        duplicate rule): a second one in the same conversation is almost always a duplicate."""
+        since = (datetime.fromisoformat(self.clock_start) - timedelta(hours=1)).isoformat()
+        for case in self.state["cases"].values():
+            same = case["account_id"] == account_id and case["case_type"] == case_type
+            if same and case["status"] in OPEN_STATUSES and case["created_at"] >= since:
+                return str(case["case_id"])
+        return None
+
     @tool(kind="read")
     def get_case(self, account_id: str, case_id: str) -> dict[str, Any]:
         """Get one of the customer's cases: its fields, its comments and its milestones (First
@@ -55,7 +66,8 @@ class CaseTools(SupportTools):
         """Open a new case for the customer in the tier-1 queue; case ids are sequential (CS-004126, ...).
 
         With an entitlement, the entitlement must be the account's and active today; a
-        per-incident entitlement must have cases left (one is used). Without one, the standard
+        per-incident entitlement must have cases left (one is used). An open case of the same type
+        opened in the last hour is a possible duplicate and is refused. Without one, the standard
         SLA applies. A follow-up of a closed case names it as parent.
 
         Args:
@@ -83,6 +95,10 @@ class CaseTools(SupportTools):
                 ent["cases_remaining"] -= 1
         if parent_case_id is not None:
             self.case_of(account_id, parent_case_id, "parent_case_id")
+        recent = self.recent_case(account_id, case_type)
+        if recent is not None:
+            message = f"{recent} ({case_type}) was opened less than an hour ago; add to it instead."
+            raise Rejection(409, "POSSIBLE_DUPLICATE", message, param="case_type")
         record = {
             "account_id": account_id,
             "subject": subject,

@@ -408,6 +408,19 @@ def test_per_incident_entitlement_uses_one_case() -> None:
     )
 
 
+def test_a_second_case_of_the_same_type_within_the_hour_is_a_possible_duplicate() -> None:
+    env = make()
+    first = ok(env, "create_case", account_id="ACC-5001", **CASE, case_type="technical", priority="high")
+    before = clone(env.state)
+    again = code_of(env, "create_case", account_id="ACC-5001", **CASE, case_type="technical", priority="high")
+    assert again == "POSSIBLE_DUPLICATE" and identical(env.state, before)
+    other = ok(env, "create_case", account_id="ACC-5001", **CASE, case_type="billing", priority="low")
+    assert (first["case_id"], other["case_id"]) == ("CS-004126", "CS-004127")
+    assert env.state["last_case_number"] == 4127
+    # an older open case of the same type does not block a new one (CS-004125 was opened on 28 February)
+    ok(env, "create_case", account_id="ACC-5009", **CASE, case_type="technical", priority="high")
+
+
 def test_a_case_is_handed_to_a_human_once() -> None:
     env = make()
     ok(env, "handoff_to_human", account_id="ACC-5010", case_id="CS-004120", summary="Wants a person.")
