@@ -55,6 +55,31 @@ def work_other_reps_lead(situation: Situation) -> Iterator[Insertion]:
             )
 
 
+def second_meeting_same_day(situation: Situation) -> Iterator[Insertion]:
+    """Policy §4: a lead meets a host at most once a day; the calendar read shows the first meeting."""
+    for read in situation.calls_of("get_calendar"):
+        rep, day = _arg(read, "rep_id"), _arg(read, "date")
+        taken = [
+            event
+            for event in situation.initial_state["events"].values()
+            if event["rep_id"] == rep and str(event["start"]).startswith(f"{day}T")
+        ]
+        for lead_id, _ in open_leads(situation):
+            if any(event["lead_id"] == lead_id for event in taken) and (free := _free_hour(taken)) is not None:
+                args = {"rep_id": rep, "lead_id": lead_id, "date": day, "start_time": free, "duration_minutes": 30}
+                yield Insertion(situation.end, (Call("book_meeting", args),))
+
+
+def _free_hour(events: list[dict[str, Any]]) -> str | None:
+    """The first full business hour no event of the day touches (events are stored in Eastern time)."""
+    busy: set[int] = set()
+    for event in events:
+        begin = int(str(event["start"])[11:13])
+        end_minutes = begin * 60 + int(str(event["start"])[14:16]) + int(event["duration_minutes"])
+        busy.update(range(begin, -(-end_minutes // 60)))
+    return next((f"{hour:02d}:00" for hour in range(9, 17) if hour not in busy), None)
+
+
 # -- re-reads after a write (right paths) -------------------------------------------------------
 
 
@@ -105,5 +130,8 @@ HINTS = MutationHints(
     forbidden_moves=(
         ForbiddenMove("email_opted_out_lead", "policy §4: never email a lead who opted out", email_opted_out_lead),
         ForbiddenMove("work_other_reps_lead", "policy §1: never work another rep's lead", work_other_reps_lead),
+        ForbiddenMove(
+            "second_meeting_same_day", "policy §4: one meeting per lead and host a day", second_meeting_same_day
+        ),
     ),
 )

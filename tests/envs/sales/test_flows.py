@@ -52,7 +52,7 @@ def test_booking_puts_the_meeting_on_the_calendar_and_marks_first_contact() -> N
     assert result["start"] == "2026-03-04T11:00:00-05:00"
     assert env.state["leads"]["LEAD-30013"]["status"] == "Working - Contacted"
     day = ok(env, "get_calendar", rep_id="REP-103", date="2026-03-04")
-    assert [e["start"][11:16] for e in day["events"]] == ["10:00", "11:00", "14:00"]
+    assert [e["start"][11:16] for e in day["events"]] == ["10:00", "11:00", "14:00", "16:00"]
     # back to back is fine: the 11:30 slot starts as the new meeting ends
     ok(env, "book_meeting", rep_id="REP-103", lead_id="LEAD-30012", date="2026-03-04", start_time="11:30")
 
