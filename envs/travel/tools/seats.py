@@ -29,8 +29,8 @@ class SeatTools(Desk):
     @tool(kind="read")
     def get_seat_map(self, flight_id: str) -> dict[str, Any]:
         """The seats of a flight the desk can assign: cabin, kind (standard, extra_legroom,
-        exit_row), price per passenger before any tier benefit, and whether it is taken. Letters
-        A-C and D-F are the two sides of the aisle in economy.
+        exit_row), price per passenger before any tier benefit, and whether it is taken. In economy
+        A-C and D-F are the two sides of the aisle: A and F are windows, C and D aisle seats.
 
         Args:
             flight_id: e.g. "NA101-2026-05-14".
