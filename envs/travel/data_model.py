@@ -10,8 +10,11 @@ State layout::
 
     settings                     Settings     (fare brands, baggage allowance, bag fee)
     travellers.<TRV-…>           Traveller    (profile, loyalty tier; identity: date of birth)
-    flights.<NA101-2026-05-14>   Flight       (route, local times, status, seats and fares per cabin)
-    bookings.<locator>           Booking      (the order: passengers, segments, fare brand, money)
+    flights.<NA101-2026-05-14>   Flight       (route, local times, status, seats, fares, seat map)
+    bookings.<locator>           Booking      (the order: passengers and their seats, segments, fare brand, money)
+    hotels.<HTL-…>               Hotel        (rooms and nightly rates, check-in time, the hotel's cancellation terms)
+    hotel_stays.<HS-…>           HotelStay    (a traveller's reservation at a hotel)
+    claims.<CLM-…>               InsuranceClaim (a travel-insurance claim on an insured booking)
     credits.<CR-…>               TravelCredit (refund credits and compensation vouchers)
     escalations.<ESC-…>          Escalation   (hand-offs to a human agent)
 """
@@ -39,6 +42,7 @@ class FareBrand(BaseModel):
     refundable: bool = Field(description="Cancelling refunds the fare to the original payment.")
     changeable: bool = Field(description="The flights may be changed for a fee.")
     change_fee: Money = Field(ge=0, description="Per passenger, for a change or a cancellation to credit.")
+    seat_selection: bool = Field(description="Seats may be chosen before check-in.")
 
 
 class Settings(BaseModel):
@@ -60,6 +64,17 @@ class Traveller(Record):
     loyalty_tier: Tier
 
 
+class Seat(BaseModel):
+    """One seat of a flight's seat map (the seats the desk can sell; the rest of the cabin is held)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    cabin: Cabin
+    kind: Literal["standard", "extra_legroom", "exit_row"]
+    price: Money = Field(ge=0, description="Per passenger per flight, before any tier benefit.")
+    occupied: bool
+
+
 class Flight(Record):
     """One flight on one date; times are local to the airport (offset included)."""
 
@@ -74,6 +89,7 @@ class Flight(Record):
     disruption_cause: Literal["weather", "crew", "technical"] | None
     seats_available: dict[Cabin, int]
     fares: dict[Cabin, Money] = Field(description="Current one-way fare per passenger, per cabin.")
+    seat_map: dict[str, Seat] = Field(default_factory=dict, description="Seat (row and letter, e.g. 14C) -> seat.")
 
 
 class Passenger(BaseModel):
@@ -81,6 +97,7 @@ class Passenger(BaseModel):
 
     name: str
     date_of_birth: str
+    seats: dict[str, str] = Field(default_factory=dict, description="Flight id -> assigned seat, e.g. 21C.")
 
 
 class Booking(Record):
@@ -123,6 +140,68 @@ class TravelCredit(Record):
     issued_at: Timestamp
 
 
+class RoomType(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    flexible_rate: Money = Field(gt=0, description="Per night; cancellable under the hotel's terms.")
+    prepaid_rate: Money = Field(gt=0, description="Per night; paid now, never refunded or changed.")
+    rooms_available: int = Field(ge=0)
+
+
+class Hotel(Record):
+    """A partner hotel; its own cancellation terms apply to flexible stays."""
+
+    hotel_id: str = Field(description="e.g. HTL-LON-01.")
+    name: str
+    city: str
+    utc_offset: str = Field(pattern=r"^[+-]\d{2}:\d{2}$", description="The hotel's local offset, e.g. +01:00.")
+    check_in_time: str = Field(pattern=r"^\d{2}:\d{2}$", description="Local check-in time, HH:MM.")
+    free_cancellation_hours: int = Field(
+        gt=0, description="A flexible stay cancels free until this many hours before check-in."
+    )
+    late_cancellation_nights: int = Field(gt=0, description="Nights kept when a flexible stay is cancelled later.")
+    rooms: dict[str, RoomType]
+
+
+class HotelStay(Record):
+    """A hotel reservation of one traveller (its confirmation number is the stay id)."""
+
+    id_prefix = "HS"
+    id_field = "stay_id"
+    owner_field = "traveller_id"
+    noun = "hotel stay"
+
+    stay_id: str
+    traveller_id: str
+    hotel_id: str
+    room_type: str
+    rate_plan: Literal["flexible", "prepaid"]
+    nightly_rate: Money = Field(gt=0)
+    check_in: str = Field(description="YYYY-MM-DD, the hotel's local date.")
+    check_out: str = Field(description="YYYY-MM-DD, after check_in.")
+    status: Literal["confirmed", "cancelled"]
+    created_at: Timestamp
+    total_paid: Money = Field(ge=0)
+    refunded: Money = Field(ge=0)
+
+
+class InsuranceClaim(Record):
+    """A claim against the travel insurance of a booking, for the part of the trip not refunded."""
+
+    id_prefix = "CLM"
+    id_field = "claim_id"
+    owner_field = "traveller_id"
+    noun = "claim"
+
+    claim_id: str
+    traveller_id: str
+    locator: str
+    reason: Literal["illness", "bereavement", "jury_duty", "other"]
+    amount: Money = Field(gt=0)
+    status: Literal["submitted"]
+    filed_at: Timestamp
+
+
 class Escalation(Record):
     id_prefix = "ESC"
 
@@ -139,6 +218,9 @@ class TravelState(BaseModel):
     travellers: dict[str, Traveller]
     flights: dict[str, Flight]
     bookings: dict[str, Booking]
+    hotels: dict[str, Hotel]
+    hotel_stays: dict[str, HotelStay]
+    claims: dict[str, InsuranceClaim]
     credits: dict[str, TravelCredit]
     escalations: dict[str, Escalation]
 

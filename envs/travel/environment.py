@@ -9,13 +9,16 @@ from typing import Any
 
 from .data_model import TravelState
 from .invariants import WorldInvariants
-from .tools import FlightTools, ServiceTools, TravellerTools
+from .tools import FlightTools, HotelTools, InsuranceTools, SeatTools, ServiceTools, TravellerTools
 
 SEED_PATH = Path(__file__).with_name("seed.json")
 
 
-class TravelEnvironment(TravellerTools, FlightTools, ServiceTools, WorldInvariants):
-    """An airline service desk: bookings, flight changes, cancellations, bags and disruptions."""
+class TravelEnvironment(
+    TravellerTools, FlightTools, ServiceTools, SeatTools, HotelTools, InsuranceTools, WorldInvariants
+):
+    """An airline service desk: bookings, flight changes, cancellations, bags, seats, hotel stays,
+    insurance claims and disruptions."""
 
     domain = "travel"
     state_model = TravelState

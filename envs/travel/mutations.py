@@ -1,14 +1,16 @@
 """What the contract mutation audit needs to know about the travel policy (``policy.md``).
 
 Identity tool, the reads the policy requires before a write (a flight change only onto a flight
-the agent searched; bags only after reading the allowance), the reads that look at what a write
-changed, and the moves the policy forbids in a task's situation. See docs/release.md.
+the agent searched; bags only after reading the allowance; a seat after the seat map; a hotel after
+searching; a stay's change after reading its terms), the reads that look at what a write changed,
+and the moves the policy forbids in a task's situation. See docs/release.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from pytest_crmbench.core.evidence import ToolCall
@@ -64,6 +66,36 @@ def refund_standard_to_card(situation: Situation) -> Iterator[Insertion]:
         yield Insertion(call.index, (Call("cancel_booking", args),))
 
 
+def claim_uncovered(situation: Situation) -> Iterator[Insertion]:
+    """Policy §9: no claim for a reason that is not covered (scoped to tasks that cancel an insured
+    booking and file nothing: the traveller's reason was not covered)."""
+    if situation.calls_of("file_insurance_claim", ok=False):
+        return
+    for call in situation.calls_of("cancel_booking"):
+        locator = _arg(call, "locator")
+        booking = situation.initial_state["bookings"].get(locator)
+        if booking is None or not booking["insurance"]:
+            continue
+        final = situation.final_state["bookings"][locator]
+        loss = Decimal(str(final["total_paid"])) - Decimal(str(final["refunded"]))
+        if loss > 0:
+            args = {"traveller_id": booking["traveller_id"], "locator": locator, "reason": "other", "amount": str(loss)}
+            yield Insertion(situation.end, (Call("file_insurance_claim", args),))
+
+
+def waive_hotel_terms(situation: Situation) -> Iterator[Insertion]:
+    """Policy §8: the hotel's late-cancellation nights are never waived (scoped to tasks whose
+    gold cancels a flexible stay for less than it cost)."""
+    for call in situation.calls_of("cancel_hotel_stay"):
+        stay = situation.initial_state["hotel_stays"].get(_arg(call, "stay_id"))
+        if stay is None or stay["rate_plan"] != "flexible":
+            continue
+        left = Decimal(str(stay["total_paid"])) - Decimal(str(stay["refunded"]))
+        if Decimal(str(_arg(call, "refund_amount"))) < left:
+            args = {**(call.effective_arguments or {}), "refund_amount": str(left)}
+            yield Insertion(call.index, (Call("cancel_hotel_stay", args),))
+
+
 def _arg(call: ToolCall, name: str) -> Any:
     return (call.effective_arguments or {}).get(name)
 
@@ -72,16 +104,37 @@ def _booking(call: ToolCall) -> list[Call]:
     return [Call("get_booking", {"traveller_id": _arg(call, "traveller_id"), "locator": _arg(call, "locator")})]
 
 
+def _stay(call: ToolCall) -> list[Call]:
+    return [Call("get_hotel_stay", {"traveller_id": _arg(call, "traveller_id"), "stay_id": _arg(call, "stay_id")})]
+
+
+def _trips(call: ToolCall) -> list[Call]:
+    return [Call("list_bookings", {"traveller_id": _arg(call, "traveller_id")})]
+
+
 HINTS = MutationHints(
     identity_tool=IDENTITY,
-    # §5 and §3: a change goes onto a flight the agent searched; §4: bags after reading the allowance.
-    requires_before={"change_flight": ("search_flights",), "add_checked_bags": ("get_baggage_rules",)},
+    # §5 and §3: a change goes onto a flight the agent searched; §4: bags after reading the allowance;
+    # §7: a seat after reading the seat map; §8: a hotel after searching, a stay's change after reading its terms.
+    requires_before={
+        "change_flight": ("search_flights",),
+        "add_checked_bags": ("get_baggage_rules",),
+        "assign_seat": ("get_seat_map",),
+        "book_hotel": ("search_hotels",),
+        "modify_hotel_stay": ("get_hotel_stay",),
+        "cancel_hotel_stay": ("get_hotel_stay",),
+    },
     harmless_repeats=frozenset(),
     rereads={
         "change_flight": _booking,
         "cancel_booking": _booking,
         "add_checked_bags": _booking,
         "issue_compensation": _booking,
+        "assign_seat": _booking,
+        "file_insurance_claim": _booking,
+        "book_hotel": _trips,
+        "modify_hotel_stay": _stay,
+        "cancel_hotel_stay": _stay,
     },
     forbidden_moves=(
         ForbiddenMove("compensate_weather", "policy §5: no compensation for weather", compensate_weather),
@@ -89,6 +142,10 @@ HINTS = MutationHints(
             "refund_standard_to_card",
             "policy §3: a standard fare is refunded as travel credit only",
             refund_standard_to_card,
+        ),
+        ForbiddenMove("claim_uncovered", "policy §9: no claim for a reason that is not covered", claim_uncovered),
+        ForbiddenMove(
+            "waive_hotel_terms", "policy §8: the hotel's late-cancellation nights are kept", waive_hotel_terms
         ),
     ),
 )

@@ -18,13 +18,36 @@ TASK_RECORDS = load_task_file(TASKS)
 def test_seed_keeps_every_world_invariant() -> None:
     env = make()
     assert env.violations() == []
-    assert set(TravelEnvironment.invariants) == {"references_resolve", "money_is_conserved", "capacity_holds"}
+    assert set(TravelEnvironment.invariants) == {
+        "references_resolve",
+        "money_is_conserved",
+        "capacity_holds",
+        "seats_are_held_once",
+        "hotel_stays_are_consistent",
+        "claims_are_covered_by_a_loss",
+    }
     assert env.state["flights"]["NA220-2026-05-12"]["status"] == "cancelled"
 
 
 @pytest.mark.parametrize("record", TASK_RECORDS, ids=[r.task.id for r in TASK_RECORDS])
 def test_every_task_starts_in_a_consistent_world(record: Any) -> None:
     assert make(record.task.initial_state).violations() == []
+
+
+def hannah_in(flight_id: str, seat: str) -> dict[str, Any]:
+    return {"name": "Hannah Lindqvist", "date_of_birth": "1992-07-28", "seats": {flight_id: seat}}
+
+
+def claim(locator: str, amount: float) -> dict[str, Any]:
+    return {
+        "claim_id": "CLM-AAAAAA",
+        "traveller_id": "TRV-20418",
+        "locator": locator,
+        "reason": "illness",
+        "amount": amount,
+        "status": "submitted",
+        "filed_at": "2026-05-11T10:00:00-04:00",
+    }
 
 
 BROKEN_WORLDS: list[tuple[str, dict[str, Any], str]] = [
@@ -67,6 +90,48 @@ BROKEN_WORLDS: list[tuple[str, dict[str, Any], str]] = [
         },
         "credits.CR-AAAAAA.locator",
     ),
+    (
+        "seat-not-taken-on-the-map",
+        {"flights": {"NA101-2026-05-14": {"seat_map": {"21A": {"occupied": False}}}}},
+        "bookings.H4LM8P.passengers.0.seats.NA101-2026-05-14",
+    ),
+    (
+        "seat-on-a-flight-not-booked",
+        {"bookings": {"H4LM8P": {"passengers": [hannah_in("NA101-2026-05-15", "30A")]}}},
+        "bookings.H4LM8P.passengers.0.seats.NA101-2026-05-15",
+    ),
+    (
+        "seat-held-twice",
+        {
+            "bookings": {
+                "F5ZC1J": {
+                    "cabin": "economy",
+                    "passengers": [
+                        {"name": "Priya Natarajan", "date_of_birth": "1975-01-19", "seats": {"NA101-2026-05-14": "21A"}}
+                    ],
+                }
+            }
+        },
+        "bookings.F5ZC1J.passengers.0.seats.NA101-2026-05-14",
+    ),
+    (
+        "stay-refunded-more-than-paid",
+        {"hotel_stays": {"HS-7TQ2LM": {"refunded": 630.01}}},
+        "hotel_stays.HS-7TQ2LM.refunded",
+    ),
+    ("prepaid-stay-refunded", {"hotel_stays": {"HS-5MV2NH": {"refunded": 1}}}, "hotel_stays.HS-5MV2NH.refunded"),
+    (
+        "stay-ends-before-it-starts",
+        {"hotel_stays": {"HS-7TQ2LM": {"check_out": "2026-05-15"}}},
+        "hotel_stays.HS-7TQ2LM.check_out",
+    ),
+    ("stay-in-unknown-room", {"hotel_stays": {"HS-7TQ2LM": {"room_type": "attic"}}}, "hotel_stays.HS-7TQ2LM.hotel_id"),
+    ("claim-on-live-booking", {"claims": {"CLM-AAAAAA": claim("D3RY6F", 100)}}, "claims.CLM-AAAAAA.locator"),
+    (
+        "claim-above-the-loss",
+        {"bookings": {"D3RY6F": {"status": "cancelled"}}, "claims": {"CLM-AAAAAA": claim("D3RY6F", 1280.01)}},
+        "claims.CLM-AAAAAA.amount",
+    ),
 ]
 
 
@@ -80,3 +145,5 @@ def test_the_state_model_refuses_unknown_fields_and_statuses() -> None:
         make({"bookings": {"H4LM8P": {"status": "on_hold"}}})
     with pytest.raises(StateError):
         make({"travellers": {"TRV-20419": {"passport": "X"}}})
+    with pytest.raises(StateError):
+        make({"hotels": {"HTL-LON-01": {"rooms": {"standard": {"rooms_available": -1}}}}})
