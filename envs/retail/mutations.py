@@ -50,7 +50,7 @@ REREADS: dict[str, Callable[[ToolCall], list[Call]]] = {
 
 HINTS = MutationHints(
     identity_tool=IDENTITY,
-    # Writing the same address again leaves the order exactly as it was.
-    harmless_repeats=frozenset({"update_shipping_address"}),
+    # Writing the same address, or recording the same count, again leaves the world as it was.
+    harmless_repeats=frozenset({"update_shipping_address", "record_inventory_count"}),
     rereads=REREADS,
 )
