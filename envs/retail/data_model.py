@@ -1,5 +1,5 @@
 """The retail world as one typed state model (objects modelled on Shopify's Admin API: Order with
-its line items, Refund, Return, InventoryLevel, GiftCard).
+its line items, Refund, Return, ExchangeLineItem, InventoryLevel, GiftCard).
 
 The environment validates ``seed.json``, every task's ``initial_state`` and the state after every
 write through :class:`RetailState`; tools read and write the plain tree it dumps, so task
@@ -7,14 +7,19 @@ contracts address it with dotted paths such as ``orders.ORD-1001.status``.
 
 State layout::
 
-    settings                     Settings      (return window, restocking fee cap)
-    customers.<CUS-…>            Customer      (identity: email; store credit, loyalty points)
-    variants.<VAR-…>             Variant       (product, options, price, final sale)
-    stores.<STR-…>               Store         (InventoryLevel per variant)
-    staff.<EMP-…>                StaffMember   (store manager or associate)
-    orders.<ORD-…>               Order         (status, address, payment, line items)
-    refunds.<RF-…>               Refund        (a return of a line and the money it gave back)
-    transfers.<TR-…>             Transfer      (stock moved between stores)
+    settings                     Settings        (windows, fee cap, loyalty rate, exchange store)
+    customers.<CUS-…>            Customer        (identity: email; store credit, loyalty points)
+    variants.<VAR-…>             Variant         (product, options, current price, final sale)
+    stores.<STR-…>               Store           (InventoryLevel per variant)
+    staff.<EMP-…>                StaffMember     (store manager or associate)
+    orders.<ORD-…>               Order           (status, address, payment, line items)
+    refunds.<RF-…>               Refund          (a return of a line and the money it gave back)
+    exchanges.<EX-…>             Exchange        (units of a line swapped for another variant)
+    price_adjustments.<PA-…>     PriceAdjustment (a price drop refunded on kept units)
+    gift_cards.<GC-…>            GiftCard        (balance, active or disabled)
+    points_ledger                [PointsEntry]   (loyalty points redeemed or awarded)
+    transfers.<TR-…>             Transfer        (stock moved between stores)
+    counts.<CNT-…>               InventoryCount  (a cycle count that set a store's level)
 """
 
 from __future__ import annotations
@@ -34,8 +39,13 @@ ZERO = Decimal("0.00")
 class Settings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    return_window_days: int = Field(gt=0, description="Days after delivery a line can be returned.")
+    return_window_days: int = Field(gt=0, description="Days after delivery a line can be returned or exchanged.")
     max_restocking_fee_percent: int = Field(ge=0, le=100, description="Cap on a restocking fee, % of the line.")
+    price_match_days: int = Field(gt=0, description="Days after an order is placed a price drop is refunded.")
+    points_block: int = Field(gt=0, description="Loyalty points are redeemed in blocks of this many points.")
+    block_value: Money = Field(gt=0, description="Store credit one block of points is worth.")
+    max_goodwill_points: int = Field(gt=0, description="Most points one goodwill award may give.")
+    exchange_store: str = Field(description="The store that ships exchange replacements.")
 
 
 class Customer(Record):
@@ -49,7 +59,7 @@ class Customer(Record):
 
 
 class Variant(Record):
-    """A product variant (size, colour) with its price; final-sale variants are never returned."""
+    """A product variant (size, colour) with today's price; final-sale variants are never returned."""
 
     variant_id: str = Field(description="e.g. VAR-BOOT-9.")
     product: str
@@ -82,8 +92,9 @@ class LineItem(BaseModel):
     line_id: str = Field(description="e.g. L1, unique within its order.")
     variant_id: str
     quantity: int = Field(gt=0)
-    unit_price: Money = Field(gt=0, description="What the customer paid per unit.")
+    unit_price: Money = Field(gt=0, description="What the customer pays per unit (lowered by a price adjustment).")
     returned_quantity: int = Field(ge=0)
+    exchanged_quantity: int = Field(default=0, ge=0)
 
 
 class Order(Record):
@@ -96,6 +107,7 @@ class Order(Record):
     delivered_on: IsoDate | None
     shipping_address: str
     payment_method: str = Field(description="The original payment method, e.g. 'Visa ending 4242'.")
+    gift_card_id: str | None = Field(default=None, description="The gift card that paid, when one did.")
     line_items: list[LineItem]
     cancel_reason: str | None = None
 
@@ -111,10 +123,69 @@ class Refund(Record):
     customer_id: str
     line_id: str
     quantity: int = Field(gt=0)
+    unit_price: Money = Field(gt=0, description="The unit price the refund was worked out from.")
     condition: Literal["unopened", "opened", "damaged"]
     restocking_fee: Money = Field(ge=0)
     amount: Money = Field(ge=0)
     method: Literal["original", "store_credit"]
+    created_at: Timestamp
+
+
+class Exchange(Record):
+    """Units of a delivered line swapped for another variant of the same product."""
+
+    owner_field = "customer_id"
+    id_prefix = "EX"
+
+    exchange_id: str
+    order_id: str
+    customer_id: str
+    line_id: str
+    quantity: int = Field(gt=0)
+    from_variant: str
+    to_variant: str
+    price_difference: Money = Field(description="New units' price less the paid price: > 0 charged, < 0 refunded.")
+    settlement: Literal["original", "store_credit"]
+    created_at: Timestamp
+
+
+class PriceAdjustment(Record):
+    """A price drop within the price-match window, refunded on the units the customer kept."""
+
+    owner_field = "customer_id"
+    id_prefix = "PA"
+
+    price_adjustment_id: str
+    order_id: str
+    customer_id: str
+    line_id: str
+    units: int = Field(gt=0)
+    from_price: Money = Field(gt=0)
+    to_price: Money = Field(gt=0)
+    amount: Money = Field(gt=0)
+    created_at: Timestamp
+
+
+class GiftCard(Record):
+    owner_field = "customer_id"
+    id_prefix = "GC"
+
+    gift_card_id: str = Field(description="e.g. GC-4471.")
+    customer_id: str
+    last4: str
+    balance: Money = Field(ge=0)
+    status: Literal["active", "disabled"]
+    disabled_reason: str | None = None
+    replaced_by: str | None = None
+
+
+class PointsEntry(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    customer_id: str
+    points: int = Field(description="Positive for an award, negative for a redemption.")
+    kind: Literal["redemption", "goodwill"]
+    reason: str
     created_at: Timestamp
 
 
@@ -130,6 +201,21 @@ class Transfer(Record):
     created_at: Timestamp
 
 
+class InventoryCount(Record):
+    """A cycle count: the units a manager counted replace the store's recorded level."""
+
+    id_field = "count_id"
+    id_prefix = "CNT"
+
+    count_id: str
+    employee_id: str
+    store_id: str
+    variant_id: str
+    previous: int = Field(ge=0)
+    counted: int = Field(ge=0)
+    created_at: Timestamp
+
+
 class RetailState(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -140,7 +226,12 @@ class RetailState(BaseModel):
     staff: dict[str, StaffMember]
     orders: dict[str, Order]
     refunds: dict[str, Refund]
+    exchanges: dict[str, Exchange]
+    price_adjustments: dict[str, PriceAdjustment]
+    gift_cards: dict[str, GiftCard]
+    points_ledger: list[PointsEntry]
     transfers: dict[str, Transfer]
+    counts: dict[str, InventoryCount]
 
 
 __all__ = ["RetailState"]

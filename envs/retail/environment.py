@@ -9,12 +9,12 @@ from typing import Any
 
 from .data_model import RetailState
 from .invariants import WorldInvariants
-from .tools import CustomerTools, ReturnTools, StoreTools
+from .tools import CustomerTools, ExchangeTools, ReturnTools, RewardTools, StoreTools
 
 SEED_PATH = Path(__file__).with_name("seed.json")
 
 
-class RetailEnvironment(CustomerTools, ReturnTools, StoreTools, WorldInvariants):
+class RetailEnvironment(CustomerTools, ReturnTools, ExchangeTools, RewardTools, StoreTools, WorldInvariants):
     """An online and in-store retailer's service and store-manager desk."""
 
     domain = "retail"

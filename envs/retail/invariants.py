@@ -5,17 +5,25 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import Any
 
 from pytest_crmbench import ToolEnvironment, Violation, invariant
 
 
 class WorldInvariants(ToolEnvironment):
+    def _of_line(self, collection: str, order_id: str, line_id: str) -> list[dict[str, Any]]:
+        return [r for r in self.state[collection].values() if r["order_id"] == order_id and r["line_id"] == line_id]
+
     @invariant
     def references_resolve(self) -> Iterator[Violation]:
         state = self.state
         for order_id, order in state["orders"].items():
             if order["customer_id"] not in state["customers"]:
                 yield Violation(f"orders.{order_id}.customer_id", "names no customer")
+            if order["gift_card_id"] is not None and order["gift_card_id"] not in state["gift_cards"]:
+                yield Violation(f"orders.{order_id}.gift_card_id", "names no gift card")
+            if order["status"] in ("delivered", "returned") and order["delivered_on"] is None:
+                yield Violation(f"orders.{order_id}.delivered_on", "is missing on a delivered order")
             for i, line in enumerate(order["line_items"]):
                 if line["variant_id"] not in state["variants"]:
                     yield Violation(f"orders.{order_id}.line_items.{i}.variant_id", "names no variant")
@@ -25,26 +33,42 @@ class WorldInvariants(ToolEnvironment):
                     yield Violation(f"stores.{store_id}.inventory.{variant_id}", "names no variant")
                 if int(units) < 0:
                     yield Violation(f"stores.{store_id}.inventory.{variant_id}", "is negative")
+        if state["settings"]["exchange_store"] not in state["stores"]:
+            yield Violation("settings.exchange_store", "names no store")
+        for card_id, card in state["gift_cards"].items():
+            if card["customer_id"] not in state["customers"]:
+                yield Violation(f"gift_cards.{card_id}.customer_id", "names no customer")
+            if card["replaced_by"] is not None and card["replaced_by"] not in state["gift_cards"]:
+                yield Violation(f"gift_cards.{card_id}.replaced_by", "names no gift card")
+            if card["status"] == "disabled" and Decimal(card["balance"]) != 0:
+                yield Violation(f"gift_cards.{card_id}.balance", "is not zero on a disabled card")
 
     @invariant
-    def refunds_match_returned_units(self) -> Iterator[Violation]:
-        """Returned units on a line equal the units its refunds took back, and each refund gives
-        back the units' price less its fee."""
+    def lines_match_their_records(self) -> Iterator[Violation]:
+        """Returned and exchanged units on a line equal the units its refunds and exchanges took
+        back, never more than were sold; each refund plus its fee is the units' price."""
         for order_id, order in self.state["orders"].items():
             for i, line in enumerate(order["line_items"]):
-                refunds = [
-                    r
-                    for r in self.state["refunds"].values()
-                    if r["order_id"] == order_id and r["line_id"] == line["line_id"]
-                ]
+                where = f"orders.{order_id}.line_items.{i}"
+                refunds = self._of_line("refunds", order_id, line["line_id"])
+                exchanges = self._of_line("exchanges", order_id, line["line_id"])
                 if sum(int(r["quantity"]) for r in refunds) != int(line["returned_quantity"]):
-                    yield Violation(f"orders.{order_id}.line_items.{i}.returned_quantity", "differs from its refunds")
-                if int(line["returned_quantity"]) > int(line["quantity"]):
-                    yield Violation(f"orders.{order_id}.line_items.{i}.returned_quantity", "exceeds the units sold")
+                    yield Violation(f"{where}.returned_quantity", "differs from its refunds")
+                if sum(int(e["quantity"]) for e in exchanges) != int(line["exchanged_quantity"]):
+                    yield Violation(f"{where}.exchanged_quantity", "differs from its exchanges")
+                if int(line["returned_quantity"]) + int(line["exchanged_quantity"]) > int(line["quantity"]):
+                    yield Violation(f"{where}.returned_quantity", "with the exchanged units exceeds the units sold")
                 for r in refunds:
-                    gross = Decimal(line["unit_price"]) * int(r["quantity"])
+                    gross = Decimal(r["unit_price"]) * int(r["quantity"])
                     if Decimal(r["amount"]) + Decimal(r["restocking_fee"]) != gross:
                         yield Violation(f"refunds.{r['refund_id']}.amount", "plus its fee is not the units' price")
+
+    @invariant
+    def adjustments_add_up(self) -> Iterator[Violation]:
+        for pa_id, pa in self.state["price_adjustments"].items():
+            drop = (Decimal(pa["from_price"]) - Decimal(pa["to_price"])) * int(pa["units"])
+            if Decimal(pa["amount"]) != drop:
+                yield Violation(f"price_adjustments.{pa_id}.amount", "is not the price drop times the units")
 
     @invariant
     def transfers_balance(self) -> Iterator[Violation]:
