@@ -50,8 +50,13 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
     models = settings.models
     uses_models = bool(models.agent or models.user or models.judge)
-    if uses_models and not is_worker(config) and not option_value(config, "crm_no_preflight"):
-        config.pluginmanager.register(Preflight(settings), "crmbench-preflight")
+    preflight = uses_models and not is_worker(config) and not option_value(config, "crm_no_preflight")
+    if preflight:
+        config.pluginmanager.register(Preflight(settings, distributed=distributes(config)), "crmbench-preflight")
+    elif uses_models and not config.option.collectonly and not distributes(config):
+        # The seconds litellm's import takes overlap collection instead of delaying the first call
+        # (the preflight, when on, imports it on its own thread the same way).
+        models.transport.import_in_background()
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     if config.option.markers:
@@ -118,6 +123,11 @@ def content_root(config: pytest.Config) -> Path:
         return suite_root()
     except CrmbenchError as exc:
         raise pytest.UsageError(f"--crm-suite: {exc}") from None
+
+
+def distributes(config: pytest.Config) -> bool:
+    """Whether this process is an xdist controller handing items to workers (it plays none itself)."""
+    return not is_worker(config) and getattr(config.option, "dist", "no") != "no"
 
 
 def is_worker(config: pytest.Config) -> bool:
