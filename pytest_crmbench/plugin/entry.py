@@ -16,6 +16,7 @@ from pytest_crmbench.core.suite import suite_root
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
+from pytest_crmbench.plugin.forget import ForgetFinished
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.preflight import Preflight
 from pytest_crmbench.plugin.runahead import RunAhead
@@ -42,6 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
     options.configure(config)
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
+    config.pluginmanager.register(ForgetFinished(), "crmbench-forget")
     recorder.configure(config, settings, is_worker(config))
     if not is_worker(config):
         summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
