@@ -1,6 +1,8 @@
 from decimal import Decimal
 from pathlib import Path
 
+from pydantic import create_model
+
 from pytest_crmbench.core.hashing import canonical_json, combined_hash, content_hash, file_hash
 from pytest_crmbench.core.loader import parse_task_text
 
@@ -46,3 +48,12 @@ def test_equal_decimals_hash_alike() -> None:
     assert canonical_json({"a": Decimal("130.00")}) == canonical_json({"a": Decimal("130.0")}) == '{"a":"130"}'
     assert canonical_json([Decimal("1E+2")]) == '["100"]'
     assert content_hash({"a": Decimal("130.01")}) != content_hash({"a": Decimal("130.1")})
+
+
+def test_a_field_the_schema_gains_with_a_default_does_not_change_a_task_hash() -> None:
+    # Adding a field (with a default that keeps today's meaning) must not relock every task.
+    (record,) = parse_task_text(TASK, path=Path("a.yaml"))
+    task = record.task
+    grown = create_model("GrownTask", __base__=type(task), review_notes=(str, ""))
+    assert content_hash(grown.model_validate(task.model_dump())) == content_hash(task)
+    assert content_hash(grown.model_validate({**task.model_dump(), "review_notes": "x"})) != content_hash(task)

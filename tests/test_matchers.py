@@ -1,6 +1,9 @@
+from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from pytest_crmbench.core.matchers import (
     MISSING,
@@ -98,6 +101,10 @@ def test_literal_mapping_without_dollar_is_exact() -> None:
         ({"$result": "process_payment"}, "needs '<tool>.<path>'"),
         ({"$result": "process_payment[x].transaction_id"}, "needs '<tool>.<path>'"),
         ({"$result": 3}, "needs '<tool>.<path>'"),
+        ({"$instant": "2026-03-05"}, "with its UTC offset"),
+        ({"$instant": "2026-03-05T10:00:00"}, "with its UTC offset"),
+        ({"$instant": "tomorrow at ten"}, "with its UTC offset"),
+        ({"$instant": 1772730000}, "with its UTC offset"),
     ],
 )
 def test_malformed_constraints(constraint: object, problem: str) -> None:
@@ -154,3 +161,36 @@ def test_result_references_name_a_tool_call_and_a_path(operand: str, reference: 
 def test_an_unbound_result_reference_matches_nothing() -> None:
     # The grader binds references against the trace; left unbound (no such call), nothing matches.
     assert not matches({"$result": "process_payment.transaction_id"}, "TXN-1")
+
+
+@pytest.mark.parametrize(
+    ("actual", "result"),
+    [
+        ("2026-03-05T10:00:00-07:00", True),
+        ("2026-03-05T10:00-07:00", True),
+        ("2026-03-05T17:00:00Z", True),
+        ("2026-03-05T17:00:00+00:00", True),
+        ("2026-03-05T18:00:00.000+01:00", True),
+        ("2026-03-05T10:00:00+00:00", False),  # the local clock time with the wrong offset
+        ("2026-03-05T10:00:00", False),  # no offset: not a moment
+        ("2026-03-05", False),
+        ("soon", False),
+        ("2026-03-05T17:00:00Z" + " " * 80, False),  # too long to be a timestamp
+        (None, False),
+        (MISSING, False),
+    ],
+)
+def test_instant_matches_every_spelling_of_the_same_moment(actual: object, result: bool) -> None:
+    assert matches({"$instant": "2026-03-05T10:00:00-07:00"}, actual) is result
+
+
+@given(
+    moment=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 1, 1), timezones=st.just(UTC)),
+    minutes=st.integers(-14 * 60, 14 * 60),
+    shift=st.integers(-10**6, 10**6).filter(bool),
+)
+def test_instant_is_offset_independent_and_tells_moments_apart(moment: datetime, minutes: int, shift: int) -> None:
+    written = moment.isoformat()
+    local = moment.astimezone(timezone(timedelta(minutes=minutes))).isoformat()
+    assert matches({"$instant": written}, local)
+    assert not matches({"$instant": written}, (moment + timedelta(microseconds=shift)).isoformat())

@@ -16,10 +16,13 @@ from pytest_crmbench.core.evidence import jsonable
 def canonical_json(value: Any) -> str:
     """Sorted keys, no whitespace, decimals by value: the same data gives the same text.
 
-    ``130.00`` and ``130.0`` are one number to every check, so they hash alike too.
+    ``130.00`` and ``130.0`` are one number to every check, so they hash alike too. A model's
+    fields left at their defaults are left out: a field the schema gains later (with a default
+    that keeps today's meaning) must not change the hash of every task already locked, and a
+    record that spells out a default is the same task as one that omits it.
     """
     if isinstance(value, BaseModel):
-        value = value.model_dump(mode="python")
+        value = value.model_dump(mode="python", exclude_defaults=True)
     return json.dumps(jsonable(_normal_decimals(value)), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 

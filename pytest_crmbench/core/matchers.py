@@ -11,6 +11,7 @@ single ``$operator`` key. The ``$`` prefix keeps operators unambiguous next to l
     items: {$min_length: 2}
     payload: {$eq: {a: 1}}          # exact, for a literal that is itself a mapping
     transaction_id: {$result: process_payment.transaction_id}   # a value an earlier call returned
+    start: {$instant: "2026-03-05T10:00:00-07:00"}   # any spelling of that moment (…17:00Z too)
 
 Numbers never go through binary floats: both sides are converted with ``Decimal(str(x))``, so the
 YAML literal ``130.00`` equals the state value ``Decimal("130.00")`` or ``"130.00"`` when the
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
@@ -99,6 +101,28 @@ def _min_length(bound: Any, actual: Any) -> bool:
     return isinstance(actual, (str, list, tuple, Mapping)) and len(actual) >= bound
 
 
+MAX_TIMESTAMP_CHARS = 64
+"""Longer text is not a timestamp (and is never handed to the date parser)."""
+
+
+def as_instant(value: Any) -> datetime | None:
+    """The moment an ISO 8601 timestamp with a UTC offset names, else None (a date, a naive time)."""
+    if not isinstance(value, str) or len(value) > MAX_TIMESTAMP_CHARS:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo is not None else None
+
+
+def _same_instant(expected: Any, actual: Any) -> bool:
+    # "2026-03-05T10:00-07:00", "2026-03-05T17:00:00Z" and "…17:00:00+00:00" are one moment: an
+    # agent that writes any of them did the same thing, and an exact-text pin would fail it.
+    moment = as_instant(actual)
+    return moment is not None and moment == as_instant(expected)
+
+
 OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "$eq": values_equal,
     "$one_of": lambda options, actual: any(values_equal(o, actual) for o in options),
@@ -107,6 +131,7 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "$lte": _compare(lambda a, b: a <= b),
     "$non_empty": _non_empty,
     "$min_length": _min_length,
+    "$instant": _same_instant,
 }
 
 
@@ -164,6 +189,8 @@ def check_constraint(constraint: Any) -> str | None:
             return "$min_length needs a non-negative integer"
         if name == "$non_empty" and not isinstance(operand, bool):
             return "$non_empty needs true or false"
+        if name == "$instant" and as_instant(operand) is None:
+            return "$instant needs an ISO 8601 timestamp with its UTC offset, e.g. 2026-03-05T10:00:00-07:00"
     return None
 
 

@@ -33,9 +33,10 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args
 
 from pydantic import BeforeValidator, GetCoreSchemaHandler, ValidationError, ValidationInfo
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError, core_schema
 
 from pytest_crmbench.env.rejection import Rejection
@@ -196,12 +197,18 @@ def _parse_timestamp(value: str) -> datetime:
 NonBlank = Annotated[str, Required()]
 IsoDate = Annotated[str, _Format(_ISO_DATE, date.fromisoformat, "INVALID_DATE", "Use an ISO date such as 2026-02-01.")]
 YearMonth = Annotated[str, _Format(_YEAR_MONTH, lambda value: value, "INVALID_MONTH", "Use YYYY-MM, e.g. 2026-02.")]
-Timestamp = Annotated[
-    str,
-    _Format(
-        re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T.+"),
-        _parse_timestamp,
-        "INVALID_TIMESTAMP",
-        "Use an ISO timestamp with its offset, such as 2026-03-02T09:00:00+00:00.",
-    ),
-]
+_TIMESTAMP_RULE = _Format(
+    re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T.+"),
+    _parse_timestamp,
+    "INVALID_TIMESTAMP",
+    "Use an ISO timestamp with its offset, such as 2026-03-02T09:00:00+00:00.",
+)
+Timestamp = Annotated[str, _TIMESTAMP_RULE]
+
+
+def names_an_instant(field: FieldInfo) -> bool:
+    """Whether a tool argument is a :data:`Timestamp` (also inside ``Timestamp | None``): many
+    spellings name one moment, so a contract compares it with ``$instant``, never as text."""
+    return _TIMESTAMP_RULE in field.metadata or any(
+        _TIMESTAMP_RULE in getattr(member, "__metadata__", ()) for member in get_args(field.annotation)
+    )

@@ -21,14 +21,14 @@ from pytest_crmbench.core.matchers import MISSING, RESULT, operator_of, result_r
 from pytest_crmbench.core.paths import deepest_existing, resolve
 from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
 from pytest_crmbench.env.environment import ToolEnvironment
-from pytest_crmbench.env.values import REJECTION_ERROR
+from pytest_crmbench.env.values import REJECTION_ERROR, names_an_instant
 from pytest_crmbench.reference.graph import CapabilityGraph
 from pytest_crmbench.release.taskset import problem
 from pytest_crmbench.release.world import initial_state
 
 Loc = tuple[int | str, ...]
 
-TYPED_OPERATORS = ("$eq", "$one_of", "$gte", "$lte")
+TYPED_OPERATORS = ("$eq", "$one_of", "$gte", "$lte", "$instant")
 """Operators whose operands are values of the argument (``$contains``, ``$non_empty`` and
 ``$min_length`` are about shape, not about the argument's type)."""
 
@@ -127,6 +127,11 @@ def _type_error(args_model: type[BaseModel], name: str, value: Any) -> str | Non
     return None
 
 
+def _compares_text(constraint: Any) -> bool:
+    found = operator_of(constraint)
+    return found is None or found[0] in ("$eq", "$one_of")
+
+
 def _operands(constraint: Any) -> list[Any]:
     """The values a constraint compares the argument with (none for shape operators)."""
     found = operator_of(constraint)
@@ -151,6 +156,9 @@ def _argument_problems(
             continue
         if gold and gold_reference(value) is not None:
             continue  # a value from an earlier result, checked by the replay
+        if not gold and names_an_instant(fields[name]) and _compares_text(value):
+            message = f"{tool}.{name} is a timestamp: compare it with {{$instant: ...}}, a literal compares the text"
+            yield problem(record, (*loc, name), f"{message} and fails '…T17:00:00Z' for '…T10:00:00-07:00'")
         for operand in [value] if gold else _operands(value):
             error = _type_error(spec.args_model, name, operand)
             if error:

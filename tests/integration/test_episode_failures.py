@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
+
 import pytest
 
 from pytest_crmbench.results.rundir import load_run
@@ -109,3 +111,15 @@ def test_an_override_the_state_model_refuses_fails_the_task_in_one_line(mini_pro
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+def test_junit_marks_an_unscored_task_by_its_outcome_property(project: CrmProject) -> None:
+    # JUnit has no "error during the call" element, so pytest writes <failure>; a CI reader tells
+    # an excluded infra result from a scored failure by the testcase's crm_outcome property.
+    project.run("--crm-agent=infra", "-k", "balance_only", "--junitxml=out.xml")
+    (case,) = ET.parse(project.path / "out.xml").getroot().iter("testcase")
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties["crm_outcome"] == "infra"
+    project.run("--crm-agent=abort", "-k", "refusal", "--junitxml=scored.xml")
+    (case,) = ET.parse(project.path / "scored.xml").getroot().iter("testcase")
+    assert {p.get("name"): p.get("value") for p in case.iter("property")}["crm_outcome"] == "failure"

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 import yaml
 
+from pytest_crmbench import Timestamp, tool
+from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.reference.graph import load_graph
@@ -149,3 +151,54 @@ def test_hand_written_paths_are_checked_like_the_gold_path(
         "counterexamples[0].path[0].args.amount: 'x' is not a valid execute_transfer.amount: Input should be a valid decimal",
         "counterexamples[0].path[0].args: execute_transfer needs argument(s) to_account",
     ]
+
+
+def _diary(base: type[ToolEnvironment]) -> type[ToolEnvironment]:
+    class Diary(base):  # type: ignore[misc, valid-type]
+        @tool(kind="read")
+        def notes_between(self, start: Timestamp, end: Timestamp | None = None) -> dict[str, Any]:
+            """Notes logged in a window.
+
+            Args:
+                start: From, ISO 8601 with offset.
+                end: Until, ISO 8601 with offset.
+            """
+            return {"notes": []}
+
+    return Diary
+
+
+@pytest.mark.parametrize(
+    ("constraint", "refused"),
+    [
+        ("2026-03-05T10:00:00-07:00", True),
+        ({"$eq": "2026-03-05T10:00:00-07:00"}, True),
+        ({"$one_of": ["2026-03-05T10:00:00-07:00", "2026-03-05T17:00:00Z"]}, True),
+        ({"$instant": "2026-03-05T10:00:00-07:00"}, False),
+        ({"$non_empty": True}, False),
+    ],
+)
+@pytest.mark.parametrize("argument", ["start", "end"])
+def test_a_timestamp_argument_is_compared_as_an_instant(
+    constraint: Any, refused: bool, argument: str, tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    # Exact text would fail an agent that wrote the same moment as '…T17:00:00Z', and let a
+    # forbidden window through in another spelling: validate refuses it at the field.
+    env = _diary(mini_env_class)
+    for place in ("expected_params", "forbidden"):
+        params = [{"tool": "notes_between", "args": {argument: constraint}}]
+        contract = {"expected_params": params} if place == "expected_params" else {"forbidden": {"params": params}}
+        found = [
+            line
+            for line in problems(tmp_path, env, contract={**contract, "expected_actions": ["execute_transfer"]})
+            if "timestamp" in line
+        ]
+        assert bool(found) is refused, found
+        if refused:
+            assert "{$instant: ...}" in found[0] and f".args.{argument}:" in found[0]
+
+
+def test_an_instant_operand_must_be_a_timestamp(tmp_path: Path, mini_env_class: type[ToolEnvironment]) -> None:
+    params = [{"tool": "notes_between", "args": {"start": {"$instant": "2026-03-05T10:00:00"}}}]
+    with pytest.raises(CrmbenchError, match=r"\$instant needs an ISO 8601 timestamp with its UTC offset"):
+        problems(tmp_path, _diary(mini_env_class), contract={"expected_params": params})
