@@ -187,7 +187,7 @@ def test_instant_matches_every_spelling_of_the_same_moment(actual: object, resul
 @given(
     moment=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2099, 1, 1), timezones=st.just(UTC)),
     minutes=st.integers(-14 * 60, 14 * 60),
-    shift=st.integers(-10**6, 10**6).filter(bool),
+    shift=st.integers(-(10**6), 10**6).filter(bool),
 )
 def test_instant_is_offset_independent_and_tells_moments_apart(moment: datetime, minutes: int, shift: int) -> None:
     written = moment.isoformat()

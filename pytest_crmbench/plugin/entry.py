@@ -16,6 +16,7 @@ from pytest_crmbench.core.suite import suite_root
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
+from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.preflight import Preflight
@@ -48,7 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not is_worker(config):
         summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
-    if settings.concurrency > 1:
+    if settings.concurrency > 1 and distributes(config):
+        config.pluginmanager.register(StaticSchedule(), "crmbench-static-schedule")
+    elif settings.concurrency > 1:
         config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
     models = settings.models
     uses_models = bool(models.agent or models.user or models.judge)
