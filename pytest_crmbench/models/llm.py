@@ -31,6 +31,7 @@ model configs) holds the litellm import, the offline environment it set (undone 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -190,6 +191,27 @@ class Transport:
         self._warm: set[tuple[str, str | None]] = set()
         self._module: ModuleType | None = None
         self._set_environment: dict[str, str] = {}
+        self._background: threading.Thread | None = None
+
+    def import_in_background(self) -> None:
+        """Start importing litellm on a thread of its own (seconds of CPU), so the import overlaps
+        collection and set-up instead of delaying the first model call.
+
+        There is one import: :meth:`litellm` holds the transport's lock for the whole import, so a
+        caller that arrives meanwhile waits for it rather than importing again, and no thread
+        holds a module's import lock while it waits on the transport's (nothing imported at module
+        level calls a model). The thread swallows a failure: the module stays unset, so the first
+        real call imports again and raises exactly what it would have raised without this.
+        """
+        if self._module is not None or self._background is not None:
+            return
+        self._background = threading.Thread(target=self._import_quietly, name="crmbench-import-litellm")
+        self._background.start()
+
+    def _import_quietly(self) -> None:
+        # A failure is not lost: the first real call imports again and raises it where it always has.
+        with contextlib.suppress(Exception):
+            self.litellm()
 
     def litellm(self) -> ModuleType:
         with self._lock:
@@ -223,6 +245,8 @@ class Transport:
 
     def close(self) -> None:
         """Undo the environment this transport set (its session is over)."""
+        if self._background is not None:
+            self._background.join()  # never leave an import running into interpreter shutdown
         with self._lock:
             for name, value in self._set_environment.items():
                 if os.environ.get(name) == value:

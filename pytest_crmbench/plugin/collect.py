@@ -190,6 +190,7 @@ def run_crm_task(
     if ahead is not None:
         # --crm-concurrency played this episode in the background with the same fixtures' builders.
         played = ahead.result()
+        del item.stash[played_key]  # the agent fixture has its agent; the future holds the episode
     else:
         played = play(
             crm_task,
@@ -219,6 +220,7 @@ def run_crm_task(
             update=lambda record: item.ihook.pytest_crmbench_update_result_record(record=record, item=item),
         )
     )
+    problem = _episode_problem(verdict, evidence, crm_agent)
     try:
         for check in verdict.checks:
             with subtests.test(msg=check.name):
@@ -229,9 +231,11 @@ def run_crm_task(
                     raise CheckFailed(check)
     finally:
         # Added after the checks (a section added before would be repeated in every subtest
-        # report) but also when -x re-raises the first failed check.
-        item.add_report_section("call", "crm transcript", transcript(evidence))
-    problem = _episode_problem(verdict, evidence, crm_agent)
+        # report) but also when -x re-raises the first failed check. Only a failing item shows
+        # it, so only a failing item keeps it: pytest holds every report until the run ends, and
+        # a passing item's trajectory is in the run directory (memory flat in run length, issue 14).
+        if problem or any(check.status == "failed" for check in verdict.checks):
+            item.add_report_section("call", "crm transcript", transcript(evidence))
     if problem:
         raise EpisodeFailed(problem)
 

@@ -16,6 +16,8 @@ from pytest_crmbench.core.suite import suite_root
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
+from pytest_crmbench.plugin.distribute import StaticSchedule
+from pytest_crmbench.plugin.forget import ForgetFinished
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.preflight import Preflight
 from pytest_crmbench.plugin.runahead import RunAhead
@@ -42,16 +44,24 @@ def pytest_configure(config: pytest.Config) -> None:
     options.configure(config)
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
+    config.pluginmanager.register(ForgetFinished(), "crmbench-forget")
     recorder.configure(config, settings, is_worker(config))
     if not is_worker(config):
         summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
-    if settings.concurrency > 1:
+    if settings.concurrency > 1 and distributes(config):
+        config.pluginmanager.register(StaticSchedule(), "crmbench-static-schedule")
+    elif settings.concurrency > 1:
         config.pluginmanager.register(RunAhead(config, settings.concurrency), "crmbench-runahead")
     models = settings.models
     uses_models = bool(models.agent or models.user or models.judge)
-    if uses_models and not is_worker(config) and not option_value(config, "crm_no_preflight"):
-        config.pluginmanager.register(Preflight(settings), "crmbench-preflight")
+    preflight = uses_models and not is_worker(config) and not option_value(config, "crm_no_preflight")
+    if preflight:
+        config.pluginmanager.register(Preflight(settings, distributed=distributes(config)), "crmbench-preflight")
+    elif uses_models and not config.option.collectonly and not distributes(config):
+        # The seconds litellm's import takes overlap collection instead of delaying the first call
+        # (the preflight, when on, imports it on its own thread the same way).
+        models.transport.import_in_background()
     for difficulty in DIFFICULTIES:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     if config.option.markers:
@@ -118,6 +128,11 @@ def content_root(config: pytest.Config) -> Path:
         return suite_root()
     except CrmbenchError as exc:
         raise pytest.UsageError(f"--crm-suite: {exc}") from None
+
+
+def distributes(config: pytest.Config) -> bool:
+    """Whether this process is an xdist controller handing items to workers (it plays none itself)."""
+    return not is_worker(config) and getattr(config.option, "dist", "no") != "no"
 
 
 def is_worker(config: pytest.Config) -> bool:

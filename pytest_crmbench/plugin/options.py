@@ -76,9 +76,10 @@ def resolve(config: pytest.Config, agent: str | None, content_root: Path) -> Mod
         raise pytest.UsageError(MISSING_LITELLM)  # one line, not a traceback per task (issue 12)
     graph_dirs = tuple(content_root / d for d in config.getini("crm_graph_dirs"))
     concurrency = required_value(config, "crm_concurrency")
-    if concurrency > 1 and config.getoption("numprocesses", None):
+    dist = getattr(config.option, "dist", "no")
+    if concurrency > 1 and dist not in ("no", "load"):
         raise pytest.UsageError(
-            "--crm-concurrency cannot be combined with -n: xdist hands items to workers one by one, so no"
-            " worker knows which episodes to play ahead"
+            f"--crm-concurrency with xdist needs --dist load (the default of -n), not --dist {dist}: each"
+            " worker is sent its share of the items up front and plays it in its own thread pool"
         )
     return ModelOptions(agent, settings, graph_dirs, concurrency)

@@ -204,7 +204,7 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "crm_concurrency",
-        "Play up to N episodes at once in threads of this process (model runs; not with -n). Default 1.",
+        "Play up to N episodes at once in threads of each process (model runs; with -n, per worker). Default 1.",
         positive_int,
         "N",
         "1",

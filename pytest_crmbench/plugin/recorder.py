@@ -36,6 +36,7 @@ from pytest_crmbench.results.records import (
     encode_record,
     error_record,
     model_of,
+    summary_of,
     utc_now,
 )
 from pytest_crmbench.results.rundir import (
@@ -300,7 +301,7 @@ class RunRecorder:
                 + "\n  ".join(problems)
             )
         self._verify(saved, "--crm-resume")
-        self.previous = {r.key: r for r in saved.records}
+        self.previous = {r.key: summary_of(r) for r in saved.records}
         self.manifest = {**saved.manifest, "resumed_at": [*saved.manifest.get("resumed_at", []), utc_now()]}
         self.config.pluginmanager.register(ResumeFilter(self.done()), "crmbench-resume")
 
@@ -395,7 +396,7 @@ class RunRecorder:
 
     def _finish(self, nodeid: str, record: ResultRecord, trace: Any) -> None:
         self.finished.add(nodeid)
-        self.records[record.key] = record
+        self.records[record.key] = summary_of(record)
         if self.run_dir is None:
             return
         self.pytest_runtest_logstart(nodeid)  # the manifest first, whatever the hook order

@@ -8,10 +8,8 @@ conftest may depend on anything, and an autouse fixture or a ``usefixtures`` mar
 the episode, so such items play inline as usual, and the session header says which and why.
 
 In the pool's threads run: the ``pytest_crmbench_make_agent`` hook and the agent factory, the
-agent itself, the user simulator and the judge. Every other hook runs on the main thread. xdist
-schedules items to workers dynamically, so a worker cannot know which items to play ahead:
-``-n`` and ``--crm-concurrency`` are exclusive (use ``-n`` for CPU-bound agents of your own,
-``--crm-concurrency`` for model runs; see docs/performance.md).
+agent itself, the user simulator and the judge. Every other hook runs on the main thread. With
+``-n``/``--tx`` each worker plays its own share ahead (:mod:`~pytest_crmbench.plugin.distribute`).
 """
 
 from __future__ import annotations
@@ -25,6 +23,7 @@ from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.plugin import fixtures
+from pytest_crmbench.plugin.distribute import plays_here, worker_index
 from pytest_crmbench.plugin.stash import environments, played_key, settings_key
 from pytest_crmbench.reference.agents import agent_label
 from pytest_crmbench.run.play import Played, play
@@ -71,8 +70,11 @@ class RunAhead:
             return  # --co runs nothing, and with a model nothing paid either
         # Items run in this order, and the pool starts work in submission order, so the item at
         # the head of pytest's loop is always among the N episodes in flight.
-        for item in session.items:
-            if getattr(item, "task", None) is not None and own_fixtures(item):
+        # Under xdist a worker plays ahead only its own share of the collection, the items the
+        # controller's static schedule sends it (plugin/distribute.py).
+        worker = worker_index(self.config)
+        for position, item in enumerate(session.items):
+            if getattr(item, "task", None) is not None and own_fixtures(item) and plays_here(position, worker):
                 item.stash[played_key] = self.pool.submit(self._play, item)
 
     def pytest_report_collectionfinish(self, config: pytest.Config, items: list[pytest.Item]) -> list[str]:

@@ -116,6 +116,14 @@ class ResultRecord(BaseModel):
         return all(c.status == "passed" for c in self.negative_checks())
 
 
+def summary_of(record: ResultRecord) -> ResultRecord:
+    """The record as a run keeps it in memory until its leaderboard and gates: the checks without
+    their expected and actual values and diffs (those are written to ``results.jsonl``; nothing at
+    the end of a run reads them from memory), so memory does not grow with what the checks saw."""
+    checks = [check.model_copy(update={"expected": None, "actual": None, "diff": ""}) for check in record.checks]
+    return record.model_copy(update={"checks": checks})
+
+
 def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 

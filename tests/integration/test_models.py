@@ -320,10 +320,12 @@ def test_concurrency_plays_episodes_ahead_with_the_same_results(payments: CrmPro
     assert loyalty == 310
 
 
-def test_concurrency_and_xdist_are_exclusive(payments: CrmProject) -> None:
-    result = payments.run("tasks/payments.yaml", "--crm-model=openai/x", "--crm-concurrency=4", "-n", "2")
+def test_concurrency_with_xdist_needs_the_load_distribution(payments: CrmProject) -> None:
+    result = payments.run(
+        "tasks/payments.yaml", "--crm-model=openai/x", "--crm-concurrency=4", "-n", "2", "--dist", "loadfile"
+    )
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--crm-concurrency cannot be combined with -n*"])
+    result.stderr.fnmatch_lines(["*--crm-concurrency with xdist needs --dist load*not --dist loadfile*"])
 
 
 def test_a_key_in_a_provider_error_is_redacted_before_it_is_cut(

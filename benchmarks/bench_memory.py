@@ -1,0 +1,121 @@
+"""Peak memory against run length: the same suite run at two lengths, gold agent, run directory on.
+
+Builds a synthetic suite of the 73 payments tasks replicated under new ids (real records, real
+environment, real grading) and runs ``pytest --crm-agent=gold --crm-run-dir=...`` on it with
+``--crm-trials`` so a run has N episodes; every episode's result record and trajectory go
+through the same path as a model run's (worker-side record, controller-side recorder, run
+directory, leaderboard, ``report.html``). Reported per length: wall, CPU, peak RSS of the pytest
+process (``wait4``'s ``ru_maxrss``), and the ratio of the peak at the longer run to the shorter.
+The gold agent keeps litellm out of the picture (a model run adds its import, ~100 MiB, flat in
+run length; ``bench_models.py`` reports model runs' RSS).
+
+Usage: ``python benchmarks/bench_memory.py [--episodes 500 5000] [--trials 5] [--rounds 3] [--no-html]``.
+See docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def build_project(root: Path, tasks: int) -> None:
+    """``tasks`` payments records (replicated under new ids) in nine files, like the nine domains."""
+    records = yaml.safe_load((REPO / "tasks" / "payments.yaml").read_text())
+    (root / "tasks").mkdir()
+    files = 9
+    for f in range(files):
+        chunk = [
+            {**records[i % len(records)], "id": f"{records[i % len(records)]['id']}_r{i:05d}"}
+            for i in range(f, tasks, files)
+        ]
+        (root / "tasks" / f"part{f}.yaml").write_text(yaml.safe_dump(chunk, sort_keys=False))
+    (root / "envs").symlink_to(REPO / "envs", target_is_directory=True)
+    (root / "agents").symlink_to(REPO / "agents", target_is_directory=True)
+    (root / "pyproject.toml").write_text("[tool.pytest]\nstrict = true\n")
+
+
+def timed(command: list[str], cwd: Path) -> dict[str, Any]:
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    return {
+        "wall": time.perf_counter() - started,
+        "cpu": usage.ru_utime + usage.ru_stime,
+        "rss_mib": usage.ru_maxrss / 1024,
+        "status": os.waitstatus_to_exitcode(status),
+    }
+
+
+def run(root: Path, trials: int, html: bool, extra: list[str]) -> dict[str, Any]:
+    run_dir = root / "runs" / f"run{time.monotonic_ns()}"
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tasks",
+        "-q",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:cacheprovider",
+        "--crm-agent=gold",
+        f"--crm-trials={trials}",
+        f"--crm-run-dir={run_dir}",
+        f"--crm-html={'yes' if html else 'no'}",
+        *extra,
+    ]
+    figures = timed(command, root)
+    if figures["status"] != 0:
+        raise SystemExit(f"pytest exited {figures['status']}: {' '.join(command)} in {root}")
+    results = (run_dir / "results.jsonl").read_text().count("\n")
+    figures["episodes"] = results
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--episodes", type=int, nargs=2, default=[500, 5000], metavar=("SHORT", "LONG"))
+    parser.add_argument("--trials", type=int, default=5, help="trials per task (episodes = tasks x trials)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-html", action="store_true", help="--crm-html=no: leave report.html out")
+    parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
+    args = parser.parse_args(argv)
+    samples: dict[int, list[dict[str, Any]]] = {n: [] for n in args.episodes}
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = {}
+        for episodes in args.episodes:
+            roots[episodes] = Path(tmp) / f"suite{episodes}"
+            roots[episodes].mkdir()
+            build_project(roots[episodes], episodes // args.trials)
+        for _ in range(args.rounds):  # interleaved, so load on the machine hits both lengths alike
+            for episodes in args.episodes:
+                samples[episodes].append(run(roots[episodes], args.trials, not args.no_html, args.pytest_args))
+    print("| episodes | wall s | CPU s | peak RSS MiB (median) | min-max |")
+    print("|---|---|---|---|---|")
+    peaks = {}
+    for episodes, rows in samples.items():
+        rss = [r["rss_mib"] for r in rows]
+        peaks[episodes] = statistics.median(rss)
+        print(
+            f"| {rows[0]['episodes']} | {statistics.median(r['wall'] for r in rows):.1f}"
+            f" | {statistics.median(r['cpu'] for r in rows):.1f} | {peaks[episodes]:.0f} | {min(rss):.0f}-{max(rss):.0f} |"
+        )
+    short, long = args.episodes
+    print(f"peak at {long} / peak at {short}: {peaks[long] / peaks[short]:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

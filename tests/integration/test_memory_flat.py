@@ -1,0 +1,65 @@
+"""Memory flat in run length (issue 14 goal 1): nothing a finished item leaves behind holds its
+trajectory or evidence, while the run directory still gets every trajectory."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from pytest_crmbench.results.rundir import read_traces
+from tests.integration.helpers import CrmProject
+
+# Looks at what pytest still holds when the session ends: every item, every report it kept.
+HELD_AT_END = """
+import json
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.plugin.stash import evidence_key, played_key, verdict_key
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    reports = [r for kept in reporter.stats.values() for r in kept if hasattr(r, "user_properties")]
+    held = {
+        "items": len(session.items),
+        "reports": len(reports),
+        "stash": sum(key in item.stash for item in session.items for key in (evidence_key, verdict_key, played_key)),
+        "item_traces": sum(name == "crm_trace" for item in session.items for name, _ in item.user_properties),
+        "report_traces": sum(name == "crm_trace" for r in reports for name, _ in r.user_properties),
+        "report_results": len(
+            {r.nodeid for r in reports if r.when == "call" and any(n == "crm_result" for n, _ in r.user_properties)}
+        ),
+        "transcripts": sorted(
+            r.nodeid.rsplit("::", 1)[-1] for r in reports if any("crm transcript" in title for title, _ in r.sections)
+        ),
+    }
+    Path(str(session.config.rootpath), "held.json").write_text(json.dumps(held))
+"""
+
+
+@pytest.mark.parametrize("parallel", [[], ["--crm-concurrency=3"], ["-n", "2"]], ids=["serial", "threads", "xdist"])
+def test_finished_items_and_kept_reports_hold_no_trajectory(mini_project: CrmProject, parallel: list[str]) -> None:
+    mini_project.pytester.makeconftest(HELD_AT_END)
+    result = mini_project.run("--crm-run-dir=out/run", *parallel)
+    result.assert_outcomes(passed=6)
+    held = json.loads((mini_project.path / "held.json").read_text())
+    assert held["reports"] >= 6  # the check looked at the reports pytest keeps
+    assert held["stash"] == 0 and held["item_traces"] == 0 and held["report_traces"] == 0
+    assert held["transcripts"] == []  # every item passed: no transcript is kept
+    assert held["report_results"] == 6  # each item's result record stays on its report (junit XML lists it)
+    traces = list(read_traces(mini_project.path / "out" / "run"))
+    assert len(traces) == 6  # ... while every trajectory reached the run directory
+
+
+def test_a_failing_item_keeps_its_transcript_and_a_passing_one_does_not(mini_project: CrmProject) -> None:
+    mini_project.pytester.makeconftest(HELD_AT_END)
+    result = mini_project.run("--crm-run-dir=out/run", "--crm-agent=null")
+    assert result.ret == 1
+    held = json.loads((mini_project.path / "held.json").read_text())
+    failed = {r.nodeid.rsplit("::", 1)[-1] for r in result.reprec.getreports("pytest_runtest_logreport") if r.failed}  # type: ignore[attr-defined]
+    assert failed and set(held["transcripts"]) == failed
+    assert "Captured crm transcript call" in result.stdout.str()
