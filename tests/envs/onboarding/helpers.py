@@ -10,6 +10,8 @@ from typing import Any
 
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover
+from tests.envs.calls import code_of as code_of
+from tests.envs.calls import ok as ok
 
 ROOT = Path(__file__).parents[3]
 ENV_DIR = ROOT / "envs"
@@ -21,15 +23,3 @@ OnboardingEnvironment: type[ToolEnvironment] = discover([ENV_DIR])["onboarding"]
 
 def make(override: dict[str, Any] | None = None, seed: int = 0) -> ToolEnvironment:
     return OnboardingEnvironment(override or {}, seed=seed)
-
-
-def ok(env: ToolEnvironment, tool: str, /, **args: Any) -> Any:
-    call = env.call(tool, args)
-    assert call.status == "ok", f"{tool}({args}) -> {call.status}: {call.error}"
-    return call.result
-
-
-def code_of(env: ToolEnvironment, tool: str, /, **args: Any) -> str | None:
-    """The rejection code of a call, or None when it was not rejected."""
-    call = env.call(tool, args)
-    return str(call.error["code"]) if call.status == "rejected" and call.error else None
