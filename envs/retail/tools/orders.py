@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Annotated, Any
 
 from pytest_crmbench import Required, require, tool
 
-from ..data_model import MODIFIABLE
+from ..data_model import MODIFIABLE, ZERO
 from .base import RetailRules
 
 
@@ -88,7 +89,8 @@ class CustomerTools(RetailRules):
         self, customer_id: str, order_id: str, reason: Annotated[str, Required("Say why the order is cancelled.")]
     ) -> dict[str, Any]:
         """Cancel an order that has not shipped yet, after the customer's explicit yes; the payment
-        is voided in full on the original method.
+        is voided in full on the original method (an order a gift card paid gets what it cost
+        back on that card, or on the card that replaced it).
 
         Args:
             customer_id: The verified customer, owner of the order.
@@ -103,5 +105,10 @@ class CustomerTools(RetailRules):
             f"{order_id} is {order['status']}.",
             param="order_id",
         )
+        card = self.paying_gift_card(order)
+        if card is not None:
+            # The void of a gift-card payment is the card's money coming back, not a processor event.
+            paid = sum((Decimal(line["unit_price"]) * int(line["quantity"]) for line in order["line_items"]), ZERO)
+            card["balance"] = Decimal(card["balance"]) + paid
         order.update(status="cancelled", cancel_reason=reason)
         return {"order_id": order_id, "status": "cancelled"}

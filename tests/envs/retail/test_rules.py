@@ -39,6 +39,21 @@ def test_only_unshipped_orders_change() -> None:
     assert env.state["orders"]["ORD-1002"]["status"] == "cancelled"
 
 
+def test_cancelling_a_gift_card_order_gives_its_cost_back_on_the_card_or_its_replacement() -> None:
+    processing = {"status": "processing", "delivered_on": None}
+    env = make({"orders": {"ORD-1005": processing}})
+    ok(env, "cancel_order", customer_id="CUS-1003", order_id="ORD-1005", reason="not needed")
+    assert str(env.state["gift_cards"]["GC-5520"]["balance"]) == "118.00"  # 11.00 + 89.00 + 18.00
+    env = make({"orders": {"ORD-1005": processing}})
+    new = ok(env, "replace_gift_card", customer_id="CUS-1003", gift_card_id="GC-5520", reason="lost")
+    ok(env, "cancel_order", customer_id="CUS-1003", order_id="ORD-1005", reason="not needed")
+    assert str(env.state["gift_cards"][new["new_gift_card_id"]]["balance"]) == "118.00"
+    assert str(env.state["gift_cards"]["GC-5520"]["balance"]) == "0.00"
+    card_order = make({})
+    ok(card_order, "cancel_order", customer_id="CUS-1006", order_id="ORD-1009", reason="trip is off")
+    assert str(card_order.state["gift_cards"]["GC-6180"]["balance"]) == "120.00"  # a Visa order leaves the card alone
+
+
 def test_a_short_address_is_refused() -> None:
     assert code_of(make(), "update_shipping_address", customer_id="CUS-1001", order_id="ORD-1002", address="Elm") == (
         "ADDRESS_INCOMPLETE"
