@@ -22,6 +22,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,9 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[1]
 CASE_A = "payments_transfer_insufficient_then_retry_01"
+MODELS = ("openai/agent-model", "openai/user-model", "openai/judge-model")
+"""Ids litellm's cost map does not know: its per-call cost lookup takes its slowest path, as for a
+private deployment (``bench_tau2.py`` uses a known id for both harnesses instead)."""
 
 
 def serve(latency: float) -> None:
@@ -55,10 +60,10 @@ def build_project(root: Path, tasks: int) -> None:
     (root / "pyproject.toml").write_text('[tool.pytest]\nstrict = true\ncrm_retry_backoff = "0.01"\n')
 
 
-def timed(command: list[str], cwd: Path) -> dict[str, float]:
+def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict[str, float]:
     """Wall, CPU (user + sys, children included) and peak RSS of one process."""
     started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     # wait4 covers the process itself; xdist workers are its children and report via RUSAGE_CHILDREN
@@ -66,17 +71,27 @@ def timed(command: list[str], cwd: Path) -> dict[str, float]:
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024, "status": status}
 
 
-def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, Any]:
+@contextmanager
+def fake_server(latency: float, entry: str = __file__) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The fake server in a child process (``entry --serve LATENCY``): yields its base URL and, once
+    the block ends, fills the dict with what it served (``requests``, ``max_in_flight``)."""
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(latency)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
+        [sys.executable, entry, "--serve", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
     assert server.stdout is not None and server.stdin is not None
-    base_url = server.stdout.readline().strip()
+    served: dict[str, Any] = {}
+    try:
+        yield server.stdout.readline().strip(), served
+    finally:
+        server.stdin.close()
+        served.update(json.loads(server.stdout.readline() or "{}"))
+        server.wait()
+
+
+def crmbench_command(base_url: str, concurrency: int, xdist: bool, models: tuple[str, str, str] = MODELS) -> list[str]:
+    agent, user, judge = models
     parallel = ["-n", str(concurrency)] if xdist and concurrency > 1 else [f"--crm-concurrency={concurrency}"]
-    command = [
+    return [
         sys.executable,
         "-m",
         "pytest",
@@ -86,19 +101,20 @@ def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, 
         "no:hypothesispytest",
         "-p",
         "no:cacheprovider",
-        "--crm-model=openai/agent-model",
-        "--crm-user-model=openai/user-model",
-        "--crm-judge-model=openai/judge-model",
+        f"--crm-model={agent}",
+        f"--crm-user-model={user}",
+        f"--crm-judge-model={judge}",
         f"--crm-api-base={base_url}",
         f"--crm-user-api-base={base_url}",
         f"--crm-judge-api-base={base_url}",
         *parallel,
     ]
-    figures: dict[str, Any] = timed(command, root)
-    server.stdin.close()
-    figures.update(json.loads(server.stdout.readline()))
-    server.wait()
-    return figures
+
+
+def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, Any]:
+    with fake_server(latency) as (base_url, served):
+        figures: dict[str, Any] = timed(crmbench_command(base_url, concurrency, xdist), root)
+    return {**figures, **served}
 
 
 def startup_cpu() -> float:

@@ -20,7 +20,7 @@ from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.results import figures
-from pytest_crmbench.results.html import read_report_run, render, sources_for
+from pytest_crmbench.results.html import TaskPages, read_report_run, render, sources_for
 from pytest_crmbench.results.sources import Sources
 from pytest_crmbench.run.agents import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import ToolBox
@@ -60,7 +60,8 @@ def full(runs: list[Path]) -> str:
 
 def page(paths: Sequence[Path], sources: Sources | None = None) -> str:
     sources = sources or sources_for(DATA / "tasks")
-    return render([read_report_run(p, sources) for p in paths], sources, GENERATED)
+    pages = TaskPages()
+    return render([read_report_run(p, sources, pages) for p in paths], sources, pages, GENERATED)
 
 
 def embedded(text: str, name: str) -> Any:
@@ -179,3 +180,25 @@ def test_crmbench_report_refuses_a_run_whose_results_were_edited(
     assert main(["report", str(edited), "-o", str(tmp_path / "r.html"), *folders]) == ExitCode.BAD_INPUT
     assert "refused, its results do not match its trajectories" in capsys.readouterr().err
     assert not (tmp_path / "r.html").exists()
+
+
+def test_a_resumed_result_shows_its_later_attempt(
+    tmp_path: Path, mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    """A resumed run appends a second record and trajectory for a result; the row is the later one
+    and so is the page it opens (pages are packed as they are read, so the earlier one is skipped)."""
+    task = mini_tasks["mini_balance_only_01"]
+    first = write_run(
+        tmp_path / "first", [task], mini_env_class, lambda t: NullAgent(), system="s", judge=quoting_judge
+    )
+    later = write_run(tmp_path / "later", [task], mini_env_class, GoldAgent, system="s", judge=quoting_judge)
+    for name in ("results.jsonl", *(f"traces/{f.name}" for f in (later / "traces").iterdir())):
+        with (first / name).open("a", encoding="utf-8") as handle:
+            handle.write((later / name).read_text(encoding="utf-8"))
+    text = page([first])
+    index, details = embedded(text, "index"), embedded(text, "details")
+    column = {name: i for i, name in enumerate(index["columns"])}
+    (row,) = index["rows"]
+    assert row[column["outcome"]] == "success"
+    assert details[row[column["detail"]]]["record"]["outcome"] == "success"
+    assert [d["record"]["outcome"] for d in details] != ["success"]  # the earlier page was there to skip

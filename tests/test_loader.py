@@ -3,9 +3,10 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pytest_crmbench.core.errors import SpecErrors
-from pytest_crmbench.core.loader import format_loc, load_task_file, parse_task_text
+from pytest_crmbench.core.loader import format_loc, line_of, line_tree, load_task_file, parse_task_text
 
 from .conftest import DATA
 
@@ -183,3 +184,32 @@ def test_mutation_audit_fields_name_file_line_task_and_field() -> None:
         "tasks/bad_mutation_fields.yaml:15: task 'mini_audit_fields_01': field 'counterexamples[0]': path[0].args.text: $from must name an earlier step (there is none before the first step)",
         "tasks/bad_mutation_fields.yaml:20: task 'mini_audit_fields_01': field 'mutation_waivers': 'skip_identity' is waived twice",
     ]
+
+
+def test_every_field_keeps_its_line_after_the_yaml_tree_is_dropped() -> None:
+    """A record keeps only the lines of its fields (``line_tree``), not the composed YAML."""
+    text = """\
+- &base
+  id: a
+  empty:
+  list:
+    - x
+    -
+      deep: 1
+- other: *base
+  dup: 1
+  dup: 2
+"""
+    root = yaml.compose(text)
+    assert root is not None
+    tree = line_tree(root)
+    first = (0,)
+    assert line_of(tree, ()) == 1
+    assert line_of(tree, (*first, "id")) == 2
+    assert line_of(tree, (*first, "empty")) == 3  # an empty value points at its key
+    assert line_of(tree, (*first, "list", 1, "deep")) == 7
+    assert line_of(tree, (*first, "list", 9)) == 5  # past the end: the deepest node found (the list)
+    assert line_of(tree, (*first, "list", -1)) == 5  # no counting from the end
+    assert line_of(tree, (1, "other", "id")) == 2  # through the alias, to where it is written
+    assert line_of(tree, (1, "dup")) == 10  # the last of duplicate keys, as the document reads
+    assert tree[1] is not None and tree[1][1][1]["other"] is tree[1][0]  # type: ignore[index]  # shared

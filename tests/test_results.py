@@ -21,6 +21,7 @@ from pytest_crmbench.results.records import (
     encode_record,
     finished_properties,
     result_properties,
+    summary_of,
 )
 from pytest_crmbench.run.agents import GoldAgent
 from pytest_crmbench.run.episode import run_episode
@@ -118,3 +119,19 @@ def test_an_unencodable_trace_is_noted_on_the_record(retry: tuple[Task, Evidence
     saved = decode_record(properties[RESULT_PROPERTY])
     assert saved.outcome == "not_judged"  # the result itself is kept
     assert saved.error == "trajectory not serialisable; not saved"
+
+
+def test_a_summary_keeps_what_the_leaderboard_reads_and_shares_its_checks(
+    retry: tuple[Task, Evidence, TaskVerdict], mini_env_class: type[ToolEnvironment]
+) -> None:
+    task, evidence, verdict = retry
+    record = build_record(task, evidence, verdict, model=None, latency_s=0.5)
+    summary = summary_of(record)
+    assert [(c.family, c.name, c.status) for c in summary.checks] == [
+        (c.family, c.name, c.status) for c in record.checks
+    ]
+    assert all(c.expected is None and c.actual is None and c.diff == "" for c in summary.checks)
+    assert any(c.expected is not None for c in record.checks)  # the record itself is left whole
+    assert (summary.outcome, summary.task_id, summary.usage) == (record.outcome, record.task_id, record.usage)
+    other_trial = build_record(task, *gold_episode(task, mini_env_class, trial=3), model=None, latency_s=0.1)
+    assert all(a is b for a, b in zip(summary_of(other_trial).checks, summary.checks, strict=True))

@@ -132,3 +132,16 @@ def test_every_line_written_is_redacted(tmp_path: Path, monkeypatch: pytest.Monk
     written = b"".join(p.read_bytes() for p in tmp_path.rglob("*") if p.is_file())
     assert b"SECRET-0001" not in written
     assert b"<redacted>" in written
+
+
+def test_a_truncated_tail_followed_by_blank_lines_is_still_the_tail(tmp_path: Path) -> None:
+    """Lines are read one at a time; "the last line" is the last one that is not blank."""
+    run = RunDir(tmp_path)
+    run.write_manifest({})
+    run.append_result(encode_record(rec("a")))
+    with (run.path / "results.jsonl").open("a") as handle:
+        handle.write('{"task_id": "b", "outc\n\n   \n')
+    assert [r.task_id for r in load_run(tmp_path).records] == ["a"]
+    run.append_result(encode_record(rec("c")))  # now the cut line is in the middle: an error
+    with pytest.raises(RunDirError, match=r"results.jsonl:2: not a result record"):
+        load_run(tmp_path)

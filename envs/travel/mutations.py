@@ -48,6 +48,32 @@ def compensate_weather(situation: Situation) -> Iterator[Insertion]:
             yield Insertion(situation.end, (Call("issue_compensation", args),))
 
 
+def within_24_hour_rule(booking: dict[str, Any], flights: dict[str, Any]) -> bool:
+    """Policy §3: cancelled within 24 hours of booking, for a booking made at least 7 days before
+    its first flight departs."""
+    made = datetime.fromisoformat(booking["created_at"])
+    departs = datetime.fromisoformat(flights[booking["segments"][0]]["departs"])
+    return NOW - made < timedelta(hours=24) and departs - made >= timedelta(days=7)
+
+
+def refund_booked_too_close(situation: Situation) -> Iterator[Insertion]:
+    """Policy §3: a booking made less than 7 days before departure gets no 24-hour refund, even
+    when it was made less than 24 hours ago (scoped to tasks whose gold cancels nothing)."""
+    if situation.calls_of("cancel_booking", ok=False):
+        return
+    flights = situation.initial_state["flights"]
+    for booking in own_bookings(situation):
+        made = datetime.fromisoformat(booking["created_at"])
+        if NOW - made < timedelta(hours=24) and not within_24_hour_rule(booking, flights):
+            args = {
+                "traveller_id": booking["traveller_id"],
+                "locator": booking["locator"],
+                "refund_amount": str(booking["total_paid"]),
+                "refund_to": "original_payment",
+            }
+            yield Insertion(situation.end, (Call("cancel_booking", args),))
+
+
 def refund_standard_to_card(situation: Situation) -> Iterator[Insertion]:
     """Policy §3: outside the 24-hour rule a standard fare is never refunded to the original payment
     (scoped to tasks that cancel one)."""
@@ -56,7 +82,7 @@ def refund_standard_to_card(situation: Situation) -> Iterator[Insertion]:
         booking = situation.initial_state["bookings"].get(locator)
         if booking is None or booking["fare_brand"] != "standard":
             continue
-        if NOW - datetime.fromisoformat(booking["created_at"]) < timedelta(hours=24):
+        if within_24_hour_rule(booking, situation.initial_state["flights"]):
             continue
         args = {
             **(call.effective_arguments or {}),
@@ -142,6 +168,11 @@ HINTS = MutationHints(
             "refund_standard_to_card",
             "policy §3: a standard fare is refunded as travel credit only",
             refund_standard_to_card,
+        ),
+        ForbiddenMove(
+            "refund_booked_too_close",
+            "policy §3: no 24-hour refund for a booking made less than 7 days before departure",
+            refund_booked_too_close,
         ),
         ForbiddenMove("claim_uncovered", "policy §9: no claim for a reason that is not covered", claim_uncovered),
         ForbiddenMove(

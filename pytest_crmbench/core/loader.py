@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeAlias
 
 import yaml
 from pydantic import ValidationError
@@ -69,6 +69,11 @@ _Loader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 Loc = tuple[int | str, ...]
 
 
+LineTree: TypeAlias = "tuple[int, dict[str, LineTree] | list[LineTree] | None]"
+"""A YAML node tree reduced to its lines: ``(line, children)``, children by key for a mapping, by
+position for a sequence, None for a scalar."""
+
+
 @dataclass(frozen=True)
 class TaskRecord:
     """A validated task and where it was written."""
@@ -78,9 +83,9 @@ class TaskRecord:
     line: int  # 1-based line of the record's first key
     shown_path: str = ""  # how messages name the file (relative to the rootdir when possible)
     index: int = 0  # position in the file's list
-    node: yaml.Node | None = field(default=None, compare=False, repr=False)
-    """The record's YAML node tree, for the line of any field (a failing check points at its own
-    line, issue 12); None for records built in code."""
+    lines: LineTree | None = field(default=None, compare=False, repr=False)
+    """The line of every field of the record (a failing check points at its own line, issue 12);
+    None for records built in code."""
 
     @property
     def location(self) -> str:
@@ -88,7 +93,7 @@ class TaskRecord:
 
     def line_at(self, loc: Loc) -> int:
         """The line of the deepest node along ``loc`` (the record's own line for ``()``)."""
-        return line_of(self.node, loc) if self.node is not None and loc else self.line
+        return line_of(self.lines, loc) if self.lines is not None and loc else self.line
 
     def location_of(self, loc: Loc) -> str:
         return f"{self.shown_path or self.path}:{self.line_at(loc)}"
@@ -211,7 +216,7 @@ def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -
             )
             continue
         first_line[task.id] = line
-        records.append(TaskRecord(task, path, line, shown, index, node))
+        records.append(TaskRecord(task, path, line, shown, index, line_tree(node)))
     if errors:
         raise SpecErrors(errors)
     return records
@@ -237,7 +242,7 @@ def field_line(record: TaskRecord, loc: tuple[int | str, ...]) -> int:
     root = _node_tree(record.path, stat.st_mtime_ns, stat.st_size)
     if not isinstance(root, yaml.SequenceNode) or record.index >= len(root.value):
         return record.line
-    return line_of(root.value[record.index], loc)
+    return line_of(line_tree(root.value[record.index]), loc)
 
 
 @functools.lru_cache(maxsize=8)
@@ -252,12 +257,13 @@ def _node_tree(path: Path, mtime_ns: int, size: int) -> yaml.Node | None:
 
 def validation_errors(exc: ValidationError, node: yaml.Node, shown: str, task_id: str | None = None) -> list[SpecError]:
     """One SpecError per pydantic error, each with the line of the offending YAML node."""
+    lines = line_tree(node)
     errors = []
     for err in exc.errors(include_url=False):
         loc = _clean_loc(err["loc"])
         errors.append(
             SpecError(
-                _message(err), file=shown, line=line_of(node, loc), task_id=task_id, field=format_loc(loc) or None
+                _message(err), file=shown, line=line_of(lines, loc), task_id=task_id, field=format_loc(loc) or None
             )
         )
     return errors
@@ -286,23 +292,51 @@ def format_loc(loc: tuple[int | str, ...]) -> str:
     return text
 
 
-def line_of(node: yaml.Node, loc: tuple[int | str, ...]) -> int:
-    """The line of the deepest YAML node along ``loc`` (1-based)."""
+def line_tree(node: yaml.Node) -> LineTree:
+    """The lines of ``node``'s tree, kept instead of the tree itself: a composed node holds its
+    text and two marks for every scalar (about a kilobyte each, 46 KiB per payments task), and a
+    collected task keeps its lines for the whole session. Aliased nodes are shared, not copied."""
+    built: dict[int, LineTree] = {}
+
+    def build(node: yaml.Node) -> LineTree:
+        if id(node) in built:
+            return built[id(node)]
+        line = node.start_mark.line + 1
+        tree: LineTree
+        if isinstance(node, yaml.MappingNode):
+            children: dict[str, LineTree] = {}
+            for key, value in node.value:
+                name = getattr(key, "value", None)
+                if isinstance(name, str):  # the last of duplicate keys wins, as in the document
+                    # An empty value has no line of its own; point at its key.
+                    empty = isinstance(value, yaml.ScalarNode) and value.value == ""
+                    children[name] = (key.start_mark.line + 1, None) if empty else build(value)
+            tree = (line, children)
+        elif isinstance(node, yaml.SequenceNode):
+            tree = (line, [build(child) for child in node.value])
+        else:
+            tree = (line, None)
+        built[id(node)] = tree
+        return tree
+
+    return build(node)
+
+
+def line_of(tree: LineTree, loc: tuple[int | str, ...]) -> int:
+    """The line of the deepest node along ``loc`` (1-based)."""
     for part in loc:
-        child = _child(node, part)
+        child = _child(tree, part)
         if child is None:
             break
-        node = child
-    return node.start_mark.line + 1
+        tree = child
+    return tree[0]
 
 
-def _child(node: yaml.Node, part: int | str) -> yaml.Node | None:
-    child: yaml.Node | None = None
-    if isinstance(node, yaml.MappingNode):
-        for key, value in node.value:
-            if getattr(key, "value", None) == part:
-                # An empty value has no line of its own; point at its key.
-                child = key if isinstance(value, yaml.ScalarNode) and value.value == "" else value
-    elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-        child = node.value[part]
-    return child
+def _child(tree: LineTree, part: int | str) -> LineTree | None:
+    children = tree[1]
+    if isinstance(children, dict) and isinstance(part, str):
+        return children.get(part)
+    if isinstance(children, list) and isinstance(part, int) and 0 <= part < len(children):
+        found: LineTree = children[part]
+        return found
+    return None

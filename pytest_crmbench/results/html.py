@@ -11,8 +11,10 @@ is parsed on load, the task details only when a task is first opened, so a relea
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gzip
 import html
+import io
 import json
 import re
 from collections.abc import Sequence
@@ -24,6 +26,7 @@ from typing import Any
 
 from pytest_crmbench import __version__
 from pytest_crmbench.results import figures, paired, stats, tables
+from pytest_crmbench.results.records import summary_of
 from pytest_crmbench.results.report import Count, Leaderboard, RunInput, build
 from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
 from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
@@ -33,34 +36,72 @@ REPORT_HTML = "report.html"
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
+class TaskPages:
+    """The task pages' data of one report, gzipped as each page is made.
+
+    Held as Python objects, a release run's pages were the report's largest cost in memory (about
+    10 KiB per result, on top of the records); packed as they come they take a few hundred bytes
+    each, so drawing the report of a long run stays within bounds. Pages are numbered in the order
+    they are added; the task table's rows point at their page by number. ``mtime=0`` keeps the
+    bytes the same for the same runs.
+    """
+
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self._gzip = gzip.GzipFile(fileobj=self._buffer, mode="wb", compresslevel=6, mtime=0)
+        self._gzip.write(b"[")
+        self.count = 0
+
+    def add(self, page: dict[str, Any]) -> int:
+        if self.count:
+            self._gzip.write(b",")
+        self._gzip.write(json.dumps(page, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+        self.count += 1
+        return self.count - 1
+
+    def packed(self) -> str:
+        """The JSON array of every page, gzipped and base64-encoded (the page unpacks it on first use)."""
+        if not self._gzip.closed:
+            self._gzip.write(b"]")
+            self._gzip.close()
+        return base64.b64encode(self._buffer.getvalue()).decode("ascii")
+
+
 @dataclass(frozen=True)
 class ReportRun:
-    """A run as the report reads it: the saved run and each result's task page data."""
+    """A run as the report reads it: the saved run (its records as summaries, without the checks'
+    values, which only the pages show) and the number of each result's page in the report's
+    :class:`TaskPages`."""
 
     saved: SavedRun
-    details: dict[tuple[str, int], dict[str, Any]]
+    pages: dict[tuple[str, int], int]
 
     @property
     def name(self) -> str:
         return self.saved.path.name
 
 
-def read_report_run(path: Path, sources: Sources) -> ReportRun:
-    """The run at ``path``; each trajectory is turned into its page data as it is read and then
-    dropped (a release run's traces are hundreds of megabytes, mostly full CRM states)."""
+def read_report_run(path: Path, sources: Sources, pages: TaskPages) -> ReportRun:
+    """The run at ``path``; each trajectory is turned into its page as it is read, packed into
+    ``pages`` and dropped (a release run's traces are hundreds of megabytes, mostly full CRM
+    states). A resumed run's later entry for a result replaces the earlier one, like its record:
+    the row points at the later page (the earlier stays in the packed data, unreferenced)."""
     saved = load_run(path)
     records = {record.key: record for record in saved.records}
-    details: dict[tuple[str, int], dict[str, Any]] = {}
+    saved = dataclasses.replace(saved, records=[])
+    numbers: dict[tuple[str, int], int] = {}
     for entry in read_traces(path):
         if not isinstance(entry, dict) or not isinstance(entry.get("task_id"), str):
             continue
-        record = records.get((entry["task_id"], int(entry.get("trial") or 0)))
-        if record is not None:  # a later entry (a resumed run) replaces an earlier one, like its record
-            details[record.key] = task_detail(record, entry, sources.tasks.get(record.task_id))
+        key = (entry["task_id"], int(entry.get("trial") or 0))
+        if key in records:
+            numbers[key] = pages.add(task_detail(records[key], entry, sources.tasks.get(key[0])))
+            records[key] = summary_of(records[key])  # its page holds the checks' values now
     for key, record in records.items():
-        if key not in details:
-            details[key] = task_detail(record, None, sources.tasks.get(record.task_id))
-    return ReportRun(saved, details)
+        if key not in numbers:
+            numbers[key] = pages.add(task_detail(record, None, sources.tasks.get(record.task_id)))
+            records[key] = summary_of(record)
+    return ReportRun(dataclasses.replace(saved, records=list(records.values())), numbers)
 
 
 def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
@@ -73,8 +114,9 @@ def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
 
 def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
     """Read the runs at ``paths`` and write their report to ``output`` (atomically)."""
-    runs = [read_report_run(path, sources) for path in paths]
-    text = render(runs, sources)
+    pages = TaskPages()
+    runs = [read_report_run(path, sources, pages) for path in paths]
+    text = render(runs, sources, pages)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".tmp")
     temporary.write_text(text, encoding="utf-8")
@@ -82,9 +124,9 @@ def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
     return output
 
 
-def render(runs: Sequence[ReportRun], sources: Sources, generated: datetime | None = None) -> str:
+def render(runs: Sequence[ReportRun], sources: Sources, pages: TaskPages, generated: datetime | None = None) -> str:
     board = build([RunInput(r.name, r.saved.system, r.saved.created_at, r.saved.records) for r in runs])
-    index, details = _task_data(runs)
+    index = _task_index(runs)
     stamp = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
     body = [
         _header(runs, sources, stamp),
@@ -99,7 +141,7 @@ def render(runs: Sequence[ReportRun], sources: Sources, generated: datetime | No
         "js": _asset("report.js"),
         "body": "\n".join(part for part in body if part),
         "index": _script_json(index),
-        "details": packed_json(details),
+        "details": pages.packed(),
     }
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("report.html"))
 
@@ -114,25 +156,13 @@ def _script_json(value: Any) -> str:
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def packed_json(value: Any) -> str:
-    """JSON, gzipped and base64-encoded: the task details, unpacked by the page on first use.
-
-    A release run's details are tens of megabytes of JSON; packed they are a tenth of that, which
-    is most of what makes the file open fast (the browser reads and scans every byte of the page
-    before it can draw anything). ``mtime=0`` keeps the bytes the same for the same runs.
-    """
-    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
-    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
-
-
-def _task_data(runs: Sequence[ReportRun]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    rows: list[list[Any]] = []
-    details: list[dict[str, Any]] = []
-    for number, run in enumerate(runs):
-        for record in sorted(run.saved.records, key=lambda r: (r.task_id, r.trial)):
-            rows.append(index_row(record, number, len(details)))
-            details.append(run.details[record.key])
-    index = {
+def _task_index(runs: Sequence[ReportRun]) -> dict[str, Any]:
+    rows = [
+        index_row(record, number, run.pages[record.key])
+        for number, run in enumerate(runs)
+        for record in sorted(run.saved.records, key=lambda r: (r.task_id, r.trial))
+    ]
+    return {
         "runs": [{"name": r.name, "system": r.saved.system} for r in runs],
         "columns": [
             "run",
@@ -151,7 +181,6 @@ def _task_data(runs: Sequence[ReportRun]) -> tuple[dict[str, Any], list[dict[str
         ],
         "rows": rows,
     }
-    return index, details
 
 
 # -- server-rendered sections -------------------------------------------------------------------

@@ -9,6 +9,7 @@ process that writes records to disk.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -119,9 +120,16 @@ class ResultRecord(BaseModel):
 def summary_of(record: ResultRecord) -> ResultRecord:
     """The record as a run keeps it in memory until its leaderboard and gates: the checks without
     their expected and actual values and diffs (those are written to ``results.jsonl``; nothing at
-    the end of a run reads them from memory), so memory does not grow with what the checks saw."""
-    checks = [check.model_copy(update={"expected": None, "actual": None, "diff": ""}) for check in record.checks]
+    the end of a run reads them from memory), so memory does not grow with what the checks saw.
+    The summary checks are shared between records (every trial of a task names the same checks):
+    a summary is read, never changed."""
+    checks = [_summary_check(check.family, check.name, check.status) for check in record.checks]
     return record.model_copy(update={"checks": checks})
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _summary_check(family: str, name: str, status: Literal["passed", "failed", "not_judged"]) -> CheckRecord:
+    return CheckRecord(family=family, name=name, status=status)
 
 
 def utc_now() -> str:

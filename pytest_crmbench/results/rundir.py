@@ -209,17 +209,24 @@ def _drop_partial_line(path: Path) -> None:
         return
 
 
-def _lines(file: Path) -> list[str | None]:
-    """The file's lines, decoded one by one: None for a line that is not UTF-8 (cut in a character)."""
-    lines: list[str | None] = []
-    for raw in file.read_bytes().split(b"\n"):
-        try:
-            lines.append(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            lines.append(None)
-    while lines and lines[-1] == "":
-        lines.pop()
-    return lines
+def _lines(file: Path) -> Iterator[tuple[int, str | None, bool]]:
+    """``(number, text, last)`` for each line that is not blank, read one at a time (a release
+    run's trace files are tens of megabytes each): ``text`` is None for a line that is not UTF-8
+    (cut in a character), ``last`` tells the last line that is not blank (a kill may have cut it)."""
+    pending: tuple[int, str | None] | None = None
+    with file.open("rb") as handle:
+        for number, raw in enumerate(handle, 1):
+            try:
+                text: str | None = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = None
+            if text is not None and not text.strip():
+                continue
+            if pending is not None:
+                yield (*pending, False)
+            pending = (number, text)
+    if pending is not None:
+        yield (*pending, True)
 
 
 def _write_atomic(path: Path, text: str) -> None:
@@ -267,17 +274,14 @@ def read_records(path: Path) -> list[ResultRecord]:
     file = path / RESULTS
     if not file.is_file():
         return []
-    lines = _lines(file)
     latest: dict[tuple[str, int], ResultRecord] = {}
-    for number, line in enumerate(lines, 1):
-        if line is not None and not line.strip():
-            continue
+    for number, line, last in _lines(file):
         try:
             if line is None:
                 raise RunDirError(f"{file}:{number}: not UTF-8")
             record = decode_record(line)
         except (ValidationError, RunDirError) as exc:
-            if number == len(lines):
+            if last:
                 break  # truncated by a kill
             reason = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else "not UTF-8"
             raise RunDirError(f"{file}:{number}: not a result record: {reason}") from None
@@ -294,16 +298,13 @@ def read_traces(path: Path) -> Iterator[dict[str, Any]]:
     """Every trace entry of a run directory (``traces/*.jsonl``), in file order."""
     folder = path / TRACES
     for file in sorted(folder.glob("*.jsonl")) if folder.is_dir() else []:
-        lines = _lines(file)
-        for number, line in enumerate(lines, 1):
-            if line is not None and not line.strip():
-                continue
+        for number, line, last in _lines(file):
             try:
                 if line is None:
                     raise json.JSONDecodeError("not UTF-8", "", 0)
                 entry = json.loads(line)
             except json.JSONDecodeError:
-                if number == len(lines):
+                if last:
                     break  # truncated by a kill
                 raise RunDirError(f"{file}:{number}: invalid JSON") from None
             yield entry

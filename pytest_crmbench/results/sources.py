@@ -12,11 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from pytest_crmbench.core.display import shown as display
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.core.loader import line_of, parse_yaml, task_records
+from pytest_crmbench.core.loader import LineTree, line_of, parse_yaml, task_records
 from pytest_crmbench.core.spec import Contract, Task
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.grading.checks import declared_at
@@ -29,12 +27,12 @@ class TaskSource:
     task: Task
     file: str
     line: int
-    node: yaml.Node = field(repr=False, compare=False)
+    lines: LineTree | None = field(default=None, repr=False, compare=False)
 
     def check_line(self, check_name: str) -> int:
         """The YAML line of the check a verdict is named after (the task's line when unknown)."""
         loc = check_location(check_name, self.task.contract)
-        return line_of(self.node, loc) if loc else self.line
+        return line_of(self.lines, loc) if loc and self.lines is not None else self.line
 
 
 @dataclass(frozen=True)
@@ -60,9 +58,8 @@ def load_sources(files: Iterable[Path], root: Path | None = None) -> Sources:
         except (OSError, UnicodeDecodeError, CrmbenchError) as exc:
             problems.append(f"{shown}: not read ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})")
             continue
-        nodes = tree.value if isinstance(tree, yaml.SequenceNode) else []
         for record in records:
-            tasks[record.task.id] = TaskSource(record.task, shown, record.line, nodes[record.index])
+            tasks[record.task.id] = TaskSource(record.task, shown, record.line, record.lines)
     return Sources(tasks, problems)
 
 
