@@ -1,7 +1,8 @@
 """``tasks/manifest.yaml``: the benchmark version, release invariants and release targets.
 
 The invariants are what a release promises about its own task set (counts per domain and
-difficulty); ``crmbench validate`` fails when the task files disagree, so adding a task forces a
+difficulty, tasks by number of capability tags, forbidden-action declarations); ``crmbench
+validate`` fails when the task files disagree, so adding a task forces a
 deliberate manifest change (spec §A.5 step 4). The targets are the figures of the full 555-task
 release that ``crmbench inventory`` compares against; they are copied into the manifest so the
 project never reads the specification at run time.
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -31,6 +32,12 @@ class Invariants(_Model):
 
     tasks_per_domain: dict[str, int] | None = None
     tasks_per_difficulty: dict[str, int] | None = None
+    tasks_per_tag_count: dict[Literal["one", "two", "three", "four"], int] | None = Field(
+        default=None, description="Tasks with one, two, three and four capability tags (spec §A.6: 422/73/41/19)."
+    )
+    forbidden_action_declarations: int | None = Field(
+        default=None, description="Entries of every task's forbidden actions together (spec table 5: 206)."
+    )
 
 
 class Manifest(_Model):
@@ -69,9 +76,11 @@ def load_manifest(tasks_dir: Path) -> Manifest:
 def invariant_problems(manifest: Manifest, task_set: TaskSet) -> list[SpecError]:
     """Each declared count that the task files do not have."""
     name = shown(manifest_path(task_set.tasks_dir))
+    tasks = [r.task for r in task_set.records]
     actual: dict[str, Counter[str]] = {
-        "tasks_per_domain": Counter(r.task.domain for r in task_set.records),
-        "tasks_per_difficulty": Counter(r.task.difficulty for r in task_set.records),
+        "tasks_per_domain": Counter(t.domain for t in tasks),
+        "tasks_per_difficulty": Counter(t.difficulty for t in tasks),
+        "tasks_per_tag_count": Counter(TAG_COUNTS.get(len(t.capabilities), str(len(t.capabilities))) for t in tasks),
     }
     problems = []
     for invariant, counts in actual.items():
@@ -81,14 +90,25 @@ def invariant_problems(manifest: Manifest, task_set: TaskSet) -> list[SpecError]
         for key in sorted(set(declared) | set(counts)):
             if declared.get(key, 0) != counts.get(key, 0):
                 problems.append(
-                    SpecError(
-                        f"the manifest declares {declared.get(key, 0)} task(s), the task files have {counts.get(key, 0)} "
-                        "(a change to the task set needs a new version: update the manifest, then --write-lock)",
-                        file=name,
-                        field=f"invariants.{invariant}.{key}",
-                    )
+                    _disagrees(name, f"{invariant}.{key}", declared.get(key, 0), counts.get(key, 0), "task(s)")
                 )
+    declarations = sum(len(t.contract.forbidden.actions) for t in tasks)
+    promised = manifest.invariants.forbidden_action_declarations
+    if promised is not None and promised != declarations:
+        problems.append(_disagrees(name, "forbidden_action_declarations", promised, declarations, "declaration(s)"))
     return problems
+
+
+TAG_COUNTS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+def _disagrees(name: str, invariant: str, declared: int, actual: int, unit: str) -> SpecError:
+    return SpecError(
+        f"the manifest declares {declared} {unit}, the task files have {actual} "
+        "(a change to the task set needs a new version: update the manifest, then --write-lock)",
+        file=name,
+        field=f"invariants.{invariant}",
+    )
 
 
 def free_text_problems(manifest: Manifest, task_set: TaskSet) -> list[SpecError]:

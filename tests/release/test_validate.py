@@ -113,6 +113,30 @@ def test_manifest_invariants_must_match_the_task_files(make_tasks: MakeTasks) ->
     ]
 
 
+def test_tag_counts_and_forbidden_declarations_are_release_invariants(make_tasks: MakeTasks) -> None:
+    """The mini set: 4 one-tag and 2 two-tag tasks, 5 forbidden-action declarations (hand count in
+    tests/release/test_inventory.py). True promises pass; a wrong one names its field."""
+    tasks = make_tasks(mini=True)
+    manifest = tasks / "manifest.yaml"
+    base = manifest.read_text()
+    manifest.write_text(
+        base + "invariants:\n  tasks_per_tag_count: {one: 4, two: 2}\n  forbidden_action_declarations: 5\n"
+    )
+    assert validate(tasks, ENVS, AGENTS, lock=True, fuzz_examples=0).problems == []
+    manifest.write_text(
+        base + "invariants:\n  tasks_per_tag_count: {one: 3, two: 2, three: 1}\n  forbidden_action_declarations: 6\n"
+    )
+    problems = validate(tasks, ENVS, AGENTS, lock=True, fuzz_examples=0).problems
+    assert [(p.field, p.message.split(" (")[0]) for p in problems[:3]] == [
+        ("invariants.tasks_per_tag_count.one", "the manifest declares 3 task(s), the task files have 4"),
+        ("invariants.tasks_per_tag_count.three", "the manifest declares 1 task(s), the task files have 0"),
+        ("invariants.forbidden_action_declarations", "the manifest declares 6 declaration(s), the task files have 5"),
+    ]
+    manifest.write_text(base + "invariants:\n  tasks_per_tag_count: {five: 1}\n")
+    (problem,) = validate(tasks, ENVS, AGENTS, fuzz_examples=0).problems
+    assert problem.field == "invariants.tasks_per_tag_count.five"
+
+
 def test_missing_manifest_and_unknown_free_text_argument(make_tasks: MakeTasks) -> None:
     tasks = make_tasks(mini=True)
     manifest = tasks / "manifest.yaml"
