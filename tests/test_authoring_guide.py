@@ -64,6 +64,9 @@ def test_a_newcomer_meets_the_three_documented_failures(tmp_path: Path, capsys: 
     # whatever domains the repository already has: add the bank's 4 tasks (2 easy, 1 medium, 1 hard)
     text = re.sub(r"(tasks_per_domain: \{[^}]*)\}", r"\1, bank: 4}", text, count=1)
     text = re.sub(r"(tasks_per_difficulty: \{[^}]*\})", lambda m: _add_bank(m.group(1)), text, count=1)
+    # ... and its tags (3 tasks with one, 1 with two); it declares no forbidden actions
+    text = re.sub(r"one: (\d+)", lambda m: f"one: {int(m.group(1)) + 3}", text, count=1)
+    text = re.sub(r"two: (\d+)", lambda m: f"two: {int(m.group(1)) + 1}", text, count=1)
     text = text.replace(
         "free_text_arguments:\n", "free_text_arguments:\n  bank: [execute_transfer.memo, freeze_account.reason]\n"
     )
