@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -212,13 +213,8 @@ def run_tau2(python: str, data: str, latency: float, tasks: int, concurrency: in
             figures = bench_models.timed(
                 tau2_command(python, base_url, tasks, concurrency, save_to), Path(scratch), env
             )
-    for leftover in (Path(data) / "simulations").glob(f"{save_to}*"):
-        if leftover.is_dir():
-            for file in sorted(leftover.rglob("*"), reverse=True):
-                file.unlink() if file.is_file() else file.rmdir()
-            leftover.rmdir()
-        else:
-            leftover.unlink()
+    for leftover in (Path(data) / "simulations").glob(f"{save_to}*"):  # our results only, by their fresh name
+        shutil.rmtree(leftover) if leftover.is_dir() else leftover.unlink()
     return {**figures, **served}
 
 
