@@ -135,13 +135,17 @@ def test_a_domain_readme_block_is_generated_from_the_tasks(
     assert "| pure refusals (negative checks + reply only) | 1 | | | |" in block
 
 
-def test_the_payments_readme_figures_are_the_generated_ones() -> None:
-    root = Path(__file__).parents[2]
-    readme = (root / "envs" / "payments" / "README.md").read_text(encoding="utf-8")
-    generated = readme_figures_text(root / "tasks", root / "agents", "payments")
-    begin = README_BEGIN.format(domain="payments")
-    assert begin in readme, "the payments README lost its generated figures block"
+ROOT = Path(__file__).parents[2]
+DOMAINS = sorted(p.parent.name for p in (ROOT / "envs").glob("*/README.md"))
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_domain_readme_figures_are_the_generated_ones(domain: str) -> None:
+    readme = (ROOT / "envs" / domain / "README.md").read_text(encoding="utf-8")
+    generated = readme_figures_text(ROOT / "tasks", ROOT / "agents", domain)
+    begin = README_BEGIN.format(domain=domain)
+    assert begin in readme, f"the {domain} README lost its generated figures block"
     written = readme[readme.index(begin) : readme.index(README_END) + len(README_END)]
     assert written == generated, (
-        "stale figures: paste `crmbench inventory --readme payments` into envs/payments/README.md"
+        f"stale figures: paste `crmbench inventory --readme {domain}` into envs/{domain}/README.md"
     )
