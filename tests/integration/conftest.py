@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import sys
 
+import matplotlib.backends.backend_svg  # see below
+import matplotlib.figure
+import matplotlib.ticker  # noqa: F401
 import pytest
 
 from tests.integration.helpers import CrmProject
+
+# pytester takes the modules a run imported back out after every in-process run, and matplotlib
+# (numpy under it) does not survive a second import in one process: the second in-process report
+# of a worker lost its figures. Imported here, before any run, what the figures use stays in
+# every snapshot. (The test that matplotlib stays out of start-up runs pytest in a subprocess.)
 
 
 @pytest.fixture
