@@ -9,8 +9,13 @@ process (``wait4``'s ``ru_maxrss``), and the ratio of the peak at the longer run
 The gold agent keeps litellm out of the picture (a model run adds its import, ~100 MiB, flat in
 run length; ``bench_models.py`` reports model runs' RSS).
 
-Usage: ``python benchmarks/bench_memory.py [--episodes 500 5000] [--trials 5] [--rounds 3] [--no-html]``.
-See docs/performance.md.
+By default both lengths have ``--trials`` trials per task, so the longer run also has ten times the
+tasks. ``--tasks N`` keeps the task set fixed instead (a release's 555 tasks, more trials): both
+runs play the same N tasks, ``episodes / N`` trials each, so the ratio counts only what grows
+with episodes.
+
+Usage: ``python benchmarks/bench_memory.py [--episodes 500 5000] [--trials 5 | --tasks 100]
+[--rounds 3] [--no-html]``. See docs/performance.md.
 """
 
 from __future__ import annotations
@@ -88,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--episodes", type=int, nargs=2, default=[500, 5000], metavar=("SHORT", "LONG"))
     parser.add_argument("--trials", type=int, default=5, help="trials per task (episodes = tasks x trials)")
+    parser.add_argument("--tasks", type=int, help="a fixed task count for both lengths (trials = episodes / tasks)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-html", action="store_true", help="--crm-html=no: leave report.html out")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
@@ -95,13 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     samples: dict[int, list[dict[str, Any]]] = {n: [] for n in args.episodes}
     with tempfile.TemporaryDirectory() as tmp:
         roots = {}
+        trials = {n: n // args.tasks if args.tasks else args.trials for n in args.episodes}
         for episodes in args.episodes:
             roots[episodes] = Path(tmp) / f"suite{episodes}"
             roots[episodes].mkdir()
-            build_project(roots[episodes], episodes // args.trials)
+            build_project(roots[episodes], episodes // trials[episodes])
         for _ in range(args.rounds):  # interleaved, so load on the machine hits both lengths alike
             for episodes in args.episodes:
-                samples[episodes].append(run(roots[episodes], args.trials, not args.no_html, args.pytest_args))
+                samples[episodes].append(run(roots[episodes], trials[episodes], not args.no_html, args.pytest_args))
     print("| episodes | wall s | CPU s | peak RSS MiB (median) | min-max |")
     print("|---|---|---|---|---|")
     peaks = {}

@@ -3,27 +3,36 @@
 pytest keeps every item for the whole session and its terminal reporter keeps every report, so
 whatever an item or report still holds at its end stays in memory until the run ends: an
 episode's evidence and verdict (on the item's stash), its trajectory's JSON text (a
-``user_properties`` entry, copied onto each later report of the item). The trajectory is dropped
-from the item when its teardown starts (so the teardown report never copies it) and from that
-report once every other ``pytest_runtest_logreport`` has seen it: after xdist sent it to the
-controller (on a worker) and after the recorder wrote it to the run directory (on the controller).
+``user_properties`` entry, copied onto each later report of the item), its result record's JSON
+text (on the item and every later report too), and each report's own copy of the item's keywords.
+The trajectory is dropped from the item when its teardown starts (so the teardown report never
+copies it); the trajectory and the result record leave each report once every other
+``pytest_runtest_logreport`` has seen it: after xdist sent it to the controller (on a worker),
+after the recorder wrote it to the run directory and after ``--junitxml`` listed the record as a
+property (on the controller); the result record leaves the item once its last report is logged.
+The reports of one item share one keywords mapping (pytest makes an equal one for each report).
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
 from typing import Any, TypeVar
 
 import pytest
 
 from pytest_crmbench.plugin.stash import evidence_key, played_key, verdict_key
-from pytest_crmbench.results.records import TRACE_PROPERTY
+from pytest_crmbench.results.records import RESULT_PROPERTY, TRACE_PROPERTY
 
 T = TypeVar("T")
 
 
 def without_trace(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
     return [entry for entry in properties if entry[0] != TRACE_PROPERTY]
+
+
+def without_episode(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """The properties without the trajectory and the result record; a user's own properties stay."""
+    return [entry for entry in properties if entry[0] not in (TRACE_PROPERTY, RESULT_PROPERTY)]
 
 
 def _drop(stash: pytest.Stash, key: pytest.StashKey[T]) -> None:
@@ -33,6 +42,18 @@ def _drop(stash: pytest.Stash, key: pytest.StashKey[T]) -> None:
 
 class ForgetFinished:
     """Registered as ``crmbench-forget`` on every process that runs or records items."""
+
+    def __init__(self) -> None:
+        # The keywords of items whose reports are still coming (xdist interleaves workers' items).
+        self._keywords: dict[str, Mapping[str, Any]] = {}
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        try:
+            return (yield)
+        finally:
+            # Every report of the item is logged by now: the teardown report copied the record.
+            item.user_properties = without_episode(item.user_properties)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
@@ -50,5 +71,13 @@ class ForgetFinished:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when == "call" and any(name == TRACE_PROPERTY for name, _ in report.user_properties):
-            report.user_properties = without_trace(report.user_properties)
+        if any(name in (TRACE_PROPERTY, RESULT_PROPERTY) for name, _ in report.user_properties):
+            report.user_properties = without_episode(report.user_properties)
+        self._share_keywords(report)
+
+    def _share_keywords(self, report: pytest.TestReport) -> None:
+        shared = self._keywords.setdefault(report.nodeid, report.keywords)
+        if shared is not report.keywords and shared == report.keywords:
+            report.keywords = shared
+        if report.when == "teardown":  # the item's last report
+            del self._keywords[report.nodeid]

@@ -1,9 +1,11 @@
 """Memory flat in run length (issue 14 goal 1): nothing a finished item leaves behind holds its
-trajectory or evidence, while the run directory still gets every trajectory."""
+trajectory, evidence or result record, while the run directory still gets every trajectory and
+record and ``--junitxml`` still lists every record."""
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 
 import pytest
 
@@ -30,29 +32,44 @@ def pytest_sessionfinish(session):
         "stash": sum(key in item.stash for item in session.items for key in (evidence_key, verdict_key, played_key)),
         "item_traces": sum(name == "crm_trace" for item in session.items for name, _ in item.user_properties),
         "report_traces": sum(name == "crm_trace" for r in reports for name, _ in r.user_properties),
-        "report_results": len(
-            {r.nodeid for r in reports if r.when == "call" and any(n == "crm_result" for n, _ in r.user_properties)}
+        "item_results": sum(name == "crm_result" for item in session.items for name, _ in item.user_properties),
+        "report_results": sum(name == "crm_result" for r in reports for name, _ in r.user_properties),
+        "user_properties_kept": sum(name == "mine" for r in reports for name, _ in r.user_properties),
+        "keyword_mappings_per_item": sorted(
+            {len({id(r.keywords) for r in reports if r.nodeid == nodeid}) for nodeid in {r.nodeid for r in reports}}
         ),
         "transcripts": sorted(
             r.nodeid.rsplit("::", 1)[-1] for r in reports if any("crm transcript" in title for title, _ in r.sections)
         ),
     }
     Path(str(session.config.rootpath), "held.json").write_text(json.dumps(held))
+
+
+@pytest.fixture(autouse=True)
+def _mine(request):
+    request.node.user_properties.append(("mine", "kept"))  # a user's own property is not ours to drop
 """
 
 
 @pytest.mark.parametrize("parallel", [[], ["--crm-concurrency=3"], ["-n", "2"]], ids=["serial", "threads", "xdist"])
 def test_finished_items_and_kept_reports_hold_no_trajectory(mini_project: CrmProject, parallel: list[str]) -> None:
     mini_project.pytester.makeconftest(HELD_AT_END)
-    result = mini_project.run("--crm-run-dir=out/run", *parallel)
+    result = mini_project.run("--crm-run-dir=out/run", "--junitxml=out/junit.xml", *parallel)
     result.assert_outcomes(passed=6)
     held = json.loads((mini_project.path / "held.json").read_text())
     assert held["reports"] >= 6  # the check looked at the reports pytest keeps
     assert held["stash"] == 0 and held["item_traces"] == 0 and held["report_traces"] == 0
+    assert held["item_results"] == 0 and held["report_results"] == 0
+    assert held["user_properties_kept"] > 0
+    assert held["keyword_mappings_per_item"] == [1]  # an item's reports share one keywords mapping
     assert held["transcripts"] == []  # every item passed: no transcript is kept
-    assert held["report_results"] == 6  # each item's result record stays on its report (junit XML lists it)
     traces = list(read_traces(mini_project.path / "out" / "run"))
     assert len(traces) == 6  # ... while every trajectory reached the run directory
+    results = (mini_project.path / "out" / "run" / "results.jsonl").read_text().splitlines()
+    assert len(results) == 6 and not any(json.loads(line)["outcome"] == "error" for line in results)
+    junit = ET.parse(mini_project.path / "out" / "junit.xml")
+    listed = [p.get("value") for p in junit.iter("property") if p.get("name") == "crm_result"]
+    assert len(listed) == 6 and sorted(listed) == sorted(results)
 
 
 def test_a_failing_item_keeps_its_transcript_and_a_passing_one_does_not(mini_project: CrmProject) -> None:
