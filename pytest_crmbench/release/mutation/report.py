@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.release.inventory import declarations
 from pytest_crmbench.release.mutation.run import TaskAudit
 
 THRESHOLD = 0.90
@@ -70,6 +71,39 @@ def operator_counts(audits: Iterable[TaskAudit]) -> dict[str, dict[str, int]]:
         for result in audit.results:
             table.setdefault(result.mutant.operator, Counter())[result.outcome] += 1
     return {operator: dict(sorted(counts.items())) for operator, counts in sorted(table.items())}
+
+
+_FAMILY_OF_CHECK = {
+    "action": "expected_actions",
+    "param": "expected_params",
+    "order": "action_order",
+    "state": "expected_state",
+    "forbidden.action": "forbidden_actions",
+    "forbidden.param": "forbidden_params",
+    "forbidden.state": "forbidden_state",
+    "collateral": "protected_state",
+}
+"""A check's name (``forbidden.param[0] execute_transfer``) -> the table-2 family it counts in."""
+
+
+def lone_catches(audit: TaskAudit) -> dict[str, int]:
+    """Per check family the task declares (reply criteria aside: the audit has no judge), the wrong
+    paths it catches that no other family catches: killed mutants and failing counterexamples.
+
+    0 means every wrong path the family catches, another family catches too: a hint that the
+    contract says the same thing twice (which moves the table-2 figures and adds no grading), not
+    a proof — a family may guard a wrong path the audit does not derive, such as a forbidden tool
+    a domain's hints never insert.
+    """
+    contract = audit.record.task.contract
+    lone = {family: 0 for family, n in declarations(contract).items() if n and family != "reply_criteria"}
+    caught = [r.failed_checks for r in audit.results if r.outcome == "killed"]
+    caught += [t.failed_checks for t in audit.trajectories if t.kind == "counterexamples" and t.failed_checks]
+    for checks in caught:
+        families = {_FAMILY_OF_CHECK.get(name.split("[", 1)[0]) for name in checks}
+        if len(families) == 1 and (only := families.pop()) in lone:
+            lone[only] += 1
+    return lone
 
 
 @dataclass
@@ -181,6 +215,7 @@ def _task_json(audit: TaskAudit) -> dict[str, Any]:
         "score": score(wrong),
         "wrong_paths": wrong,
         "right_paths": right_counts([audit]),
+        "lone_catches": lone_catches(audit),
         "mutants": [
             {
                 "id": r.mutant.id,

@@ -10,6 +10,7 @@ import yaml
 from pytest_crmbench.core.loader import TaskRecord, load_task_file
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import Call, ForbiddenMove, Insertion, MutationHints, Situation
+from pytest_crmbench.release.mutation.report import lone_catches
 from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
 from pytest_crmbench.release.mutation.trajectory import replay, steps_of
 from tests.release.mutation.helpers import TRANSFER_50, mini_task
@@ -146,3 +147,20 @@ def test_hand_written_paths_must_behave_as_declared(tmp_path: Path, mini_env_cla
         ),
         ("counterexamples[1]", "counterexample passes every programmatic check: the contract accepts a wrong path"),
     ]
+
+
+def test_lone_catches_count_the_wrong_paths_only_one_family_catches(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    contract = {
+        "expected_params": [{"tool": "execute_transfer", "args": {"to_account": "ACC-2", "amount": 50}}],
+        "expected_state": {"accounts.ACC-2.balance": 2500.75},
+        "forbidden": {"params": [{"tool": "execute_transfer", "args": {"amount": 500}}]},
+    }
+    result = audit(record_of(tmp_path, TRANSFER_50, contract), mini_env_class)
+    found = outcomes(result)
+    # Only the state sees these two: the params pin neither the source account nor a single call.
+    assert found["change:1:execute_transfer.from_account=ACC-2"] == "killed"
+    assert found["duplicate:1:execute_transfer"] == "killed"
+    # Every wrong transfer the params catch moves the balance too; no derived path sends 500.
+    assert lone_catches(result) == {"expected_params": 0, "expected_state": 2, "forbidden_params": 0}
