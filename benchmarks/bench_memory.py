@@ -21,9 +21,7 @@ Usage: ``python benchmarks/bench_memory.py [--episodes 500 5000] [--trials 5 | -
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +30,10 @@ from typing import Any
 
 import yaml
 
-REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import bench_models  # a sibling script, not a package
+
+REPO = bench_models.REPO
 
 
 def build_project(root: Path, tasks: int) -> None:
@@ -49,18 +50,6 @@ def build_project(root: Path, tasks: int) -> None:
     (root / "envs").symlink_to(REPO / "envs", target_is_directory=True)
     (root / "agents").symlink_to(REPO / "agents", target_is_directory=True)
     (root / "pyproject.toml").write_text("[tool.pytest]\nstrict = true\n")
-
-
-def timed(command: list[str], cwd: Path) -> dict[str, Any]:
-    started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    return {
-        "wall": time.perf_counter() - started,
-        "cpu": usage.ru_utime + usage.ru_stime,
-        "rss_mib": usage.ru_maxrss / 1024,
-        "status": os.waitstatus_to_exitcode(status),
-    }
 
 
 def run(root: Path, trials: int, html: bool, extra: list[str]) -> dict[str, Any]:
@@ -81,7 +70,7 @@ def run(root: Path, trials: int, html: bool, extra: list[str]) -> dict[str, Any]
         f"--crm-html={'yes' if html else 'no'}",
         *extra,
     ]
-    figures = timed(command, root)
+    figures = bench_models.timed(command, root)
     if figures["status"] != 0:
         raise SystemExit(f"pytest exited {figures['status']}: {' '.join(command)} in {root}")
     results = (run_dir / "results.jsonl").read_text().count("\n")

@@ -61,14 +61,15 @@ def build_project(root: Path, tasks: int) -> None:
 
 
 def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> dict[str, float]:
-    """Wall, CPU (user + sys, children included) and peak RSS of one process."""
+    """Wall, CPU (user + sys, children included), peak RSS and exit code of one process."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     # wait4 covers the process itself; xdist workers are its children and report via RUSAGE_CHILDREN
     # only after being waited for by it, which pytest-xdist does.
-    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss_mib": usage.ru_maxrss / 1024, "status": status}
+    cpu = usage.ru_utime + usage.ru_stime
+    return {"wall": wall, "cpu": cpu, "rss_mib": usage.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}
 
 
 @contextmanager
