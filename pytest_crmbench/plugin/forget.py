@@ -26,13 +26,12 @@ from pytest_crmbench.results.records import RESULT_PROPERTY, TRACE_PROPERTY
 T = TypeVar("T")
 
 
-def without_trace(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    return [entry for entry in properties if entry[0] != TRACE_PROPERTY]
+EPISODE_PROPERTIES = (TRACE_PROPERTY, RESULT_PROPERTY)
 
 
-def without_episode(properties: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-    """The properties without the trajectory and the result record; a user's own properties stay."""
-    return [entry for entry in properties if entry[0] not in (TRACE_PROPERTY, RESULT_PROPERTY)]
+def without(properties: list[tuple[str, Any]], names: tuple[str, ...]) -> list[tuple[str, Any]]:
+    """The properties without those ``names``; a user's own properties stay."""
+    return [entry for entry in properties if entry[0] not in names]
 
 
 def _drop(stash: pytest.Stash, key: pytest.StashKey[T]) -> None:
@@ -53,14 +52,14 @@ class ForgetFinished:
             return (yield)
         finally:
             # Every report of the item is logged by now: the teardown report copied the record.
-            item.user_properties = without_episode(item.user_properties)
+            item.user_properties = without(item.user_properties, EPISODE_PROPERTIES)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
         # The call report exists by now (each check's subtest report goes through
         # pytest_runtest_makereport too, so that hook cannot tell the item's own); the teardown
         # report, made after this hook, no longer copies the trajectory.
-        item.user_properties = without_trace(item.user_properties)
+        item.user_properties = without(item.user_properties, (TRACE_PROPERTY,))
         # The evidence and verdict after every other teardown hook (a conftest may read them there).
         try:
             yield
@@ -71,8 +70,8 @@ class ForgetFinished:
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if any(name in (TRACE_PROPERTY, RESULT_PROPERTY) for name, _ in report.user_properties):
-            report.user_properties = without_episode(report.user_properties)
+        if any(name in EPISODE_PROPERTIES for name, _ in report.user_properties):
+            report.user_properties = without(report.user_properties, EPISODE_PROPERTIES)
         self._share_keywords(report)
 
     def _share_keywords(self, report: pytest.TestReport) -> None:
