@@ -9,13 +9,14 @@ reports for each concurrency:
 * CPU per model request, gross and net of start-up (a process importing litellm);
 * wall time vs ideal = requests x latency / concurrency, and efficiency = ideal / wall.
 
-Usage: ``python benchmarks/bench_models.py [--tasks 32] [--latency 0.2] [--concurrency 1 4 16]
+Usage: ``python benchmarks/bench_models.py [--tasks 32] [--trials 1] [--latency 0.2] [--concurrency 1 4 16]
 [--xdist]`` (``--xdist`` uses ``-n C`` instead of ``--crm-concurrency=C``). See docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import subprocess
@@ -53,7 +54,9 @@ def build_project(root: Path, tasks: int) -> None:
     case = next(r for r in records if r["id"] == CASE_A)
     (root / "tasks").mkdir()
     (root / "tasks" / "bench.yaml").write_text(
-        yaml.safe_dump([{**case, "id": f"{CASE_A}_{i:04d}"} for i in range(tasks)], sort_keys=False)
+        # Each copy is its own object: copies sharing the record's fields would be dumped as YAML
+        # aliases, which the loader's alias-bomb guard refuses at release size.
+        yaml.safe_dump([{**copy.deepcopy(case), "id": f"{CASE_A}_{i:04d}"} for i in range(tasks)], sort_keys=False)
     )
     (root / "envs").symlink_to(REPO / "envs", target_is_directory=True)
     (root / "agents").symlink_to(REPO / "agents", target_is_directory=True)
@@ -89,7 +92,9 @@ def fake_server(latency: float, entry: str = __file__) -> Iterator[tuple[str, di
         server.wait()
 
 
-def crmbench_command(base_url: str, concurrency: int, xdist: bool, models: tuple[str, str, str] = MODELS) -> list[str]:
+def crmbench_command(
+    base_url: str, concurrency: int, xdist: bool, models: tuple[str, str, str] = MODELS, trials: int = 1
+) -> list[str]:
     agent, user, judge = models
     parallel = ["-n", str(concurrency)] if xdist and concurrency > 1 else [f"--crm-concurrency={concurrency}"]
     return [
@@ -108,13 +113,14 @@ def crmbench_command(base_url: str, concurrency: int, xdist: bool, models: tuple
         f"--crm-api-base={base_url}",
         f"--crm-user-api-base={base_url}",
         f"--crm-judge-api-base={base_url}",
+        f"--crm-trials={trials}",
         *parallel,
     ]
 
 
-def run(root: Path, latency: float, concurrency: int, xdist: bool) -> dict[str, Any]:
+def run(root: Path, latency: float, concurrency: int, xdist: bool, trials: int = 1) -> dict[str, Any]:
     with fake_server(latency) as (base_url, served):
-        figures: dict[str, Any] = timed(crmbench_command(base_url, concurrency, xdist), root)
+        figures: dict[str, Any] = timed(crmbench_command(base_url, concurrency, xdist, trials=trials), root)
     return {**figures, **served}
 
 
@@ -128,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, default=32)
     parser.add_argument("--latency", type=float, default=0.2)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 4, 16])
+    parser.add_argument("--trials", type=int, default=1, help="--crm-trials (a release gate runs 3)")
     parser.add_argument("--xdist", action="store_true", help="-n C instead of --crm-concurrency=C")
     parser.add_argument("--serve", type=float, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -144,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(tmp)
         build_project(root, args.tasks)
         for concurrency in args.concurrency:
-            f = run(root, args.latency, concurrency, args.xdist)
+            f = run(root, args.latency, concurrency, args.xdist, args.trials)
             requests = f["requests"]
             ideal = requests * args.latency / concurrency
             workers = concurrency if args.xdist and concurrency > 1 else 1
