@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pytest_crmbench.core.redaction import REDACTED, clip, redact, redacted_text, scrub_urls, secret_values
+from pytest_crmbench.core.redaction import _URL, REDACTED, clip, redact, redacted_text, scrub_urls, secret_values
 
 
 def test_secrets_are_found_by_variable_name_and_redacted_everywhere() -> None:
@@ -36,6 +38,19 @@ def test_urls_lose_their_credentials_wherever_they_appear() -> None:
     assert scrub_urls(arg) == "--crm-api-base=https://<redacted>@proxy.example.com/v1?<redacted>"
     assert scrub_urls("http://127.0.0.1:8000/v1") == "http://127.0.0.1:8000/v1"
     assert "SECRET" not in json.dumps(redact({"pytest": {"args": ["-k", "x", arg]}}, []))
+
+
+@given(
+    st.lists(st.sampled_from(["a", "b:", ":/", "//", "@", "?", "k=v", " ", "/", "#", "h.example", "1"])).map("".join)
+)
+def test_text_without_a_scheme_separator_cannot_hold_a_url(text: str) -> None:
+    # scrub_urls returns text without "://" untouched, without running the pattern (a trajectory
+    # line is tens of KB and rarely holds a URL): sound only if the pattern never matches there.
+    if "://" not in text:
+        assert _URL.search(text) is None
+        assert scrub_urls(text) is text
+    else:
+        assert "://" in scrub_urls(text)
 
 
 def test_a_secret_is_found_in_json_text_too() -> None:

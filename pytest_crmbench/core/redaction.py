@@ -35,6 +35,8 @@ def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
 
 def scrub_urls(text: str) -> str:
     """URLs without credentials: userinfo (``user:key@``) and query strings (``?api_key=``) go."""
+    if "://" not in text:  # every URL the pattern matches has one; a trajectory line rarely does
+        return text
 
     def clean(match: re.Match[str]) -> str:
         userinfo = REDACTED + "@" if match.group("userinfo") else ""
