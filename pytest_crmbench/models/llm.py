@@ -32,11 +32,13 @@ model configs) holds the litellm import, the offline environment it set (undone 
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import importlib.util
 import json
 import os
 import re
+import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -221,7 +223,7 @@ class Transport:
                         os.environ[name] = value
                         self._set_environment[name] = value
                 try:
-                    module = importlib.import_module("litellm")
+                    module = import_for_good("litellm")
                 except ImportError:
                     raise CrmbenchError(MISSING_LITELLM) from None
                 setattr(module, "suppress_debug_info", True)  # no "Give Feedback" banners on every exception  # noqa: B010
@@ -252,6 +254,34 @@ class Transport:
                 if os.environ.get(name) == value:
                     del os.environ[name]
             self._set_environment.clear()
+
+
+def import_for_good(name: str) -> ModuleType:
+    """Import a large module that stays for the life of the process, keeping the cyclic garbage
+    collector out of its way (litellm: some 400,000 objects, mostly module-level objects of
+    litellm, openai and pydantic).
+
+    While it imports, the collector is paused: the import only adds objects, yet as the heap grows
+    each full collection traverses all of it again (eight of them, about a third of the import's
+    time). Afterwards what is unreachable is collected once and every object alive is frozen
+    (``gc.freeze``): no later collection traverses them again (each full collection of a run cost
+    about 90 ms before), nor does the interpreter's finalization at exit (about 0.6 s). Measured
+    in docs/performance.md. The pause is process-wide, so another thread that allocates meanwhile
+    (collection, when the import runs in the background) goes uncollected for those seconds too.
+    A module imported already is only looked up: the process pays for this once.
+    """
+    if name in sys.modules:
+        return importlib.import_module(name)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        module = importlib.import_module(name)
+    finally:
+        if enabled:
+            gc.enable()
+    gc.collect()
+    gc.freeze()
+    return module
 
 
 def litellm_module() -> ModuleType:
