@@ -10,7 +10,11 @@ copies it); the trajectory and the result record leave each report once every ot
 ``pytest_runtest_logreport`` has seen it: after xdist sent it to the controller (on a worker),
 after the recorder wrote it to the run directory and after ``--junitxml`` listed the record as a
 property (on the controller); the result record leaves the item once its last report is logged.
-The reports of one item share one keywords mapping (pytest makes an equal one for each report).
+The reports of one item share their keywords mapping, location and parsed node id with every
+equal one, and the subtest reports of a check share one context with every trial's (pytest
+makes an equal copy for each report: a subtest report is even rebuilt from its JSON). Only equal
+values are shared, immutable ones but for the keywords mapping, and only after every other
+``pytest_runtest_logreport`` hook has seen the report.
 """
 
 from __future__ import annotations
@@ -43,8 +47,11 @@ class ForgetFinished:
     """Registered as ``crmbench-forget`` on every process that runs or records items."""
 
     def __init__(self) -> None:
-        # The keywords of items whose reports are still coming (xdist interleaves workers' items).
-        self._keywords: dict[str, Mapping[str, Any]] = {}
+        # Per item whose reports are still coming (xdist interleaves workers' items): the first of
+        # each distinct value its reports carried, by attribute.
+        self._shared: dict[str, dict[object, object]] = {}
+        # Subtest contexts by value; frozen dataclasses, and every trial of a task has the same.
+        self._contexts: dict[object, object] = {}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
@@ -72,11 +79,32 @@ class ForgetFinished:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if any(name in EPISODE_PROPERTIES for name, _ in report.user_properties):
             report.user_properties = without(report.user_properties, EPISODE_PROPERTIES)
-        self._share_keywords(report)
+        self._share_equal_values(report)
 
-    def _share_keywords(self, report: pytest.TestReport) -> None:
-        shared = self._keywords.setdefault(report.nodeid, report.keywords)
-        if shared is not report.keywords and shared == report.keywords:
-            report.keywords = shared
+    def _share_equal_values(self, report: pytest.TestReport) -> None:
+        shared = self._shared.setdefault(report.nodeid, {})
+        for name in SHARED_ATTRIBUTES:
+            value = getattr(report, name, None)
+            if value is not None:
+                kept = shared.setdefault((name, _hashable(value)), value)
+                if kept is not value:
+                    setattr(report, name, kept)
+        context = getattr(report, "context", None)  # a subtest report's (msg, kwargs)
+        if context is not None:
+            key = (type(context), context.msg, _hashable(context.kwargs))
+            setattr(report, "context", self._contexts.setdefault(key, context))  # noqa: B010
         if report.when == "teardown":  # the item's last report
-            del self._keywords[report.nodeid]
+            del self._shared[report.nodeid]
+
+
+SHARED_ATTRIBUTES = ("keywords", "location", "_id")
+"""Equal on the reports of an item. ``_id`` is pytest 9's parsed node id (frozen; ``nodeid`` is
+its text; an item's own and its subtest reports' parse differently, so each is shared with its
+equals), absent from older pytest, which the ``getattr`` default skips."""
+
+
+def _hashable(value: Any) -> object:
+    """A key equal for equal values: a mapping (keywords, a subtest's kwargs) by its items."""
+    if isinstance(value, Mapping):
+        return frozenset((k, _hashable(v)) for k, v in value.items())
+    return value
