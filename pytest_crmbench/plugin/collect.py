@@ -139,11 +139,22 @@ class TaskItem(pytest.Function):
 
     def __init__(self, *, record: TaskRecord, trial: int = 0, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        self._parse_node_id()
         self.record = record
         self.trial = trial
         register_markers(self.config, record.task)
         for marker in record.task.markers():
             self.add_marker(marker)
+
+    def _parse_node_id(self) -> None:
+        """pytest 9 keeps a parsed node id (``id``) beside the text. Built from the name, a trial's
+        ``task[t1]`` is one name with brackets in it; parsed from the text — as every report
+        rebuilt from text is, subtest reports and xdist's — it is the name ``task`` with the
+        parameter ``t1``. pytest compares them (its progress counted every trial twice, up to
+        [200%]), so the item's own is parsed from its text too. Older pytest has no parsed id."""
+        parse = getattr(type(getattr(self, "_id", None)), "parse", None)
+        if parse is not None and "[" in self.name:
+            self._id = parse(self.nodeid)
 
     @property
     def task(self) -> Any:

@@ -22,6 +22,15 @@ def test_each_task_runs_k_times_as_separate_items(mini_project: CrmProject) -> N
     ]
 
 
+def test_progress_counts_each_trial_once(mini_project: CrmProject) -> None:
+    # Each check is a subtest report, rebuilt by pytest from text; pytest 9 tracks progress by the
+    # parsed node id, which for "task[t1]" differed between the item and its subtest reports.
+    result = mini_project.run("--crm-trials=3", "-k", "retry or override", "-q")  # -q: a character per subtest
+    assert result.ret == 0
+    shown = [int(p) for p in re.findall(r"\[\s*(\d+)%\]", result.stdout.str())]
+    assert shown and shown[-1] == 100 and max(shown) == 100
+
+
 def test_trials_get_their_own_seeds_and_are_reported(mini_project: CrmProject) -> None:
     result = mini_project.run("--crm-trials=2", "--crm-run-dir=run", "-k", "retry or override or balance")
     result.assert_outcomes(passed=6)
