@@ -19,7 +19,7 @@ values are shared, immutable ones but for the keywords mapping, and only after e
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeVar
 
 import pytest
@@ -47,9 +47,9 @@ class ForgetFinished:
     """Registered as ``crmbench-forget`` on every process that runs or records items."""
 
     def __init__(self) -> None:
-        # Per item whose reports are still coming (xdist interleaves workers' items): the first of
-        # each distinct value its reports carried, by attribute.
-        self._shared: dict[str, dict[object, object]] = {}
+        # Per item whose reports are still coming (xdist interleaves workers' items) and attribute:
+        # the first of each distinct value its reports carried.
+        self._shared: dict[str, dict[str, dict[object, object]]] = {}
         # Subtest contexts by value; frozen dataclasses, and every trial of a task has the same.
         self._contexts: dict[object, object] = {}
 
@@ -84,23 +84,33 @@ class ForgetFinished:
     def _share_equal_values(self, report: pytest.TestReport) -> None:
         shared = self._shared.setdefault(report.nodeid, {})
         for name in SHARED_ATTRIBUTES:
-            value = getattr(report, name, None)
-            if value is not None:
-                kept = shared.setdefault((name, _hashable(value)), value)
-                if kept is not value:
-                    setattr(report, name, kept)
-        context = getattr(report, "context", None)  # a subtest report's (msg, kwargs)
-        if context is not None:
-            key = (type(context), context.msg, _hashable(context.kwargs))
-            setattr(report, "context", self._contexts.setdefault(key, context))  # noqa: B010
+            _share(report, name, shared.setdefault(name, {}), _hashable)
+        # A subtest report's (msg, kwargs): the same for a check in every trial of its task.
+        _share(report, "context", self._contexts, _context_key)
         if report.when == "teardown":  # the item's last report
             del self._shared[report.nodeid]
 
 
+def _share(report: pytest.TestReport, name: str, kept: dict[object, object], key: Callable[[Any], object]) -> None:
+    """Replace the report's ``name`` by the first equal value ``kept`` has, else keep this one."""
+    value = getattr(report, name, None)
+    if value is None:
+        return
+    try:
+        first = kept.setdefault(key(value), value)
+    except TypeError:  # unhashable (a plugin's own kind of value): left as it is
+        return
+    if first is not value:
+        setattr(report, name, first)
+
+
 SHARED_ATTRIBUTES = ("keywords", "location", "_id")
 """Equal on the reports of an item. ``_id`` is pytest 9's parsed node id (frozen; ``nodeid`` is
-its text; an item's own and its subtest reports' parse differently, so each is shared with its
-equals), absent from older pytest, which the ``getattr`` default skips."""
+its text), absent from older pytest, which the ``getattr`` default skips."""
+
+
+def _context_key(context: Any) -> object:
+    return (type(context), context.msg, _hashable(context.kwargs))
 
 
 def _hashable(value: Any) -> object:
