@@ -15,8 +15,6 @@ first problem found for it:
    a reasoning model) let the run start.
 
 Nothing here is retried and nothing is recorded as usage: the requests cost one token each.
-The targets are checked together, in at most two waves (:func:`waves`); their problems are
-reported in role order whatever order they are found in.
 """
 
 from __future__ import annotations
@@ -26,7 +24,6 @@ import os
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -78,29 +75,10 @@ def preflight(settings: ModelSettings, *, timeout_s: float = 30.0) -> list[str]:
     if not found:
         return []
     litellm = settings.transport.litellm()  # the session's: its offline environment is undone at session end
-    problems: dict[int, str | None] = {}
-    for wave in waves(found):
-        # Each wave's checks run together: with a provider's latency, one round trip instead of
-        # one per target before the first episode.
-        with ThreadPoolExecutor(max_workers=len(wave), thread_name_prefix="crmbench-preflight") as pool:
-            done = pool.map(lambda index: check(litellm, settings, found[index], timeout_s), wave)
-            problems.update(zip(wave, done, strict=True))
-    return [f"{target.describe()}: {problems[i]}" for i, target in enumerate(found) if problems[i]]
-
-
-def waves(found: Sequence[Target]) -> list[list[int]]:
-    """The targets' indexes in at most two waves: the first target of each server, then the rest.
-
-    litellm builds its HTTP client for a server on the first call there, without a lock: first
-    calls made together to one server each build one, and all but the cached one leak their
-    sockets (``llm.Transport``). Targets of different servers never share a client.
-    """
-    first_per_server: dict[str | None, int] = {}
-    for index, target in enumerate(found):
-        first_per_server.setdefault(target.api_base, index)
-    first = sorted(first_per_server.values())
-    rest = [index for index in range(len(found)) if index not in first]
-    return [wave for wave in (first, rest) if wave]
+    # One after the other, on this thread: at most three requests, and litellm builds its HTTP
+    # clients without a lock (concurrent first calls leak the sockets of all but one; llm.Transport).
+    problems = [check(litellm, settings, target, timeout_s) for target in found]
+    return [f"{target.describe()}: {problem}" for target, problem in zip(found, problems, strict=True) if problem]
 
 
 def check(litellm: ModuleType, settings: ModelSettings, target: Target, timeout_s: float) -> str | None:

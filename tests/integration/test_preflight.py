@@ -11,9 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.models.fakellm import FakeLLM, FakeRequest, Reply
+from pytest_crmbench.models.fakellm import FakeLLM
 from pytest_crmbench.models.llm import litellm_module
-from pytest_crmbench.models.preflight import Target, waves
 from tests.integration.helpers import CrmProject
 from tests.llm_script import PAYMENTS_SCENARIOS, Script
 
@@ -164,44 +163,3 @@ def test_a_model_run_without_litellm_is_one_line(payments: CrmProject, monkeypat
     )
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
     assert "ModuleNotFoundError" not in result.stderr.str() + result.stdout.str()
-
-
-def test_checks_of_one_server_run_together_once_its_first_has_built_the_client(
-    payments: CrmProject, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # Three roles, three models, one server: the agent's check alone (litellm builds its HTTP
-    # client for the server on that first call, without a lock), then the other two together.
-    monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
-    script = Script(PAYMENTS_SCENARIOS)
-    seen: list[tuple[str, int]] = []
-
-    def respond(request: FakeRequest) -> Reply:
-        if request.role == "other":
-            seen.append((request.body["model"], fake.in_flight))
-        return script(request)
-
-    with FakeLLM(respond, latency_s=0.3, api_key=RIGHT_KEY) as fake:
-        result = payments.run(
-            "--crm-model=openai/agent-model",
-            "--crm-user-model=openai/user-model",
-            "--crm-judge-model=openai/judge-model",
-            *on(fake),
-            "--crm-max-turns=1",
-            "-k",
-            "payments_transfer_insufficient_then_retry_01",
-        )
-    assert result.ret in (0, 1), result.stderr.str()  # the preflight let the run start
-    pings = [r.body["model"] for r in fake.requests if r.role == "other"]
-    assert sorted(pings) == ["agent-model", "judge-model", "user-model"]
-    assert pings[0] == "agent-model" and seen[0] == ("agent-model", 1)  # alone
-    assert fake.max_in_flight == 2  # the two other checks overlapped (the episode's calls are serial)
-
-
-def test_waves_put_the_first_target_of_each_server_first() -> None:
-    def target(model: str, base: str | None) -> Target:
-        return Target(model, base, ("agent",))
-
-    assert waves([target("a", "x"), target("b", "x"), target("c", "y")]) == [[0, 2], [1]]
-    assert waves([target("a", "x"), target("b", "x"), target("c", "x")]) == [[0], [1, 2]]
-    assert waves([target("a", None)]) == [[0]]
-    assert waves([]) == []
