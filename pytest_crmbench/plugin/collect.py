@@ -152,9 +152,9 @@ class TaskItem(pytest.Function):
         rebuilt from text is, subtest reports and xdist's — it is the name ``task`` with the
         parameter ``t1``. pytest compares them (its progress counted every trial twice, up to
         [200%]), so the item's own is parsed from its text too. Older pytest has no parsed id."""
-        parse = getattr(type(getattr(self, "_id", None)), "parse", None)
-        if parse is not None and "[" in self.name:
-            self._id = parse(self.nodeid)
+        node_id: Any = getattr(self, "_id", None)
+        if "[" in self.name and hasattr(node_id, "parse"):
+            self._id = node_id.parse(self.nodeid)
 
     @property
     def task(self) -> Any:
