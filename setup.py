@@ -3,7 +3,7 @@
 Everything else is declared in pyproject.toml. The three folders stay at the top of the
 repository (the layout is fixed by the design); a wheel carries copies so that
 ``pip install crmbench`` alone can run them with ``pytest --crm-suite`` (issue 12 item 13).
-An editable install finds them in the checkout instead (pytest_crmbench/core/suite.py).
+An editable install finds them in the checkout instead (pytest_crmbench/core/shipped.py).
 """
 
 from __future__ import annotations

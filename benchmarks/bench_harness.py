@@ -30,7 +30,7 @@ from pytest_crmbench.core.seeding import derive_seed
 from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.registry import discover
 from pytest_crmbench.grading import grade
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import run_episode
 
 REPO = Path(__file__).resolve().parents[1]

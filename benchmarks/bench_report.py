@@ -36,7 +36,7 @@ from pytest_crmbench.grading import CheckVerdict, grade
 from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.records import build_record, encode_record, encode_trajectory, trajectory
 from pytest_crmbench.results.rundir import FORMAT, RunDir
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import run_episode
 
 REPO = Path(__file__).resolve().parents[1]

@@ -17,7 +17,7 @@ from pytest_crmbench.env.state import Record, StateError
 from pytest_crmbench.env.values import Amount, IsoDate, Money, NonBlank, Required, Timestamp, YearMonth
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
-from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits, ToolBox, run_episode
 
 __version__ = "0.1.0"

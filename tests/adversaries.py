@@ -27,7 +27,7 @@ from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.core.matchers import operator_of
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment, clone
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import AgentContext, ToolBox
 from pytest_crmbench.run.referee import Referee
 

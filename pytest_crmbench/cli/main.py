@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from pytest_crmbench.cli import release
-from pytest_crmbench.cli import report as report_cli
+from pytest_crmbench.cli import runs as runs_cli
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.exitcodes import ExitCode
 
@@ -91,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     schema.set_defaults(handler=_schema)
     release.add_commands(commands)
-    report_cli.add_commands(commands)
+    runs_cli.add_commands(commands)
     return parser
 
 

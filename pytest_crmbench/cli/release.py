@@ -40,7 +40,7 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _mutations(args: argparse.Namespace) -> bool:
-    from pytest_crmbench.release.mutation.suite import run_mutation_audit
+    from pytest_crmbench.release.mutation.sweep import run_mutation_audit
 
     result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out)
     print("\n".join(result.lines(verbose=True)))

@@ -1,7 +1,7 @@
 """UsageLedger: model usage of one episode, per role, reported by whoever calls a model.
 
 The agent, the user simulator and the judge each get the ledger of their episode (through
-:class:`~pytest_crmbench.run.agents.AgentContext`, the simulator's constructor and the judge binding);
+:class:`~pytest_crmbench.run.baselines.AgentContext`, the simulator's constructor and the judge binding);
 ``run_episode`` copies it into :attr:`Evidence.usage` and the item copies the judge's share into
 :attr:`TaskVerdict.judge_usage`. A lock makes it safe for agents that call models from threads.
 """

@@ -33,10 +33,10 @@ from pytest_crmbench.plugin.stash import (
     task_ids_key,
     verdict_key,
 )
-from pytest_crmbench.reference.agents import agent_label
+from pytest_crmbench.reference.catalog import agent_label
 from pytest_crmbench.results.records import finished_properties
 from pytest_crmbench.results.render import transcript
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import Agent
 from pytest_crmbench.run.play import play
 from pytest_crmbench.run.settings import RunSettings

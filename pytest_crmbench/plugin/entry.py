@@ -11,19 +11,19 @@ import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
-from pytest_crmbench.core.suite import suite_root
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
+from pytest_crmbench.plugin.modelcheck import Preflight
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
-from pytest_crmbench.plugin.preflight import Preflight
 from pytest_crmbench.plugin.runahead import RunAhead
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
-from pytest_crmbench.reference.agents import load_factory
+from pytest_crmbench.reference.catalog import load_factory
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits
 from pytest_crmbench.run.settings import RunSettings
 

@@ -23,8 +23,8 @@ from pytest_crmbench.env.state import StateError
 from pytest_crmbench.grading import ReplyJudge, not_judged
 from pytest_crmbench.models.llm import ModelClient
 from pytest_crmbench.plugin.stash import environments, played_key, settings_key
-from pytest_crmbench.reference.agents import make_oracle
-from pytest_crmbench.run.agents import BrokenAgent
+from pytest_crmbench.reference.catalog import make_oracle
+from pytest_crmbench.run.baselines import BrokenAgent
 from pytest_crmbench.run.episode import Agent, AgentContext
 from pytest_crmbench.run.play import Played
 from pytest_crmbench.run.settings import RunSettings

@@ -24,7 +24,7 @@ from pytest_crmbench.models.llm import (
 )
 from pytest_crmbench.plugin.optiontable import NO_JUDGE, SCRIPTED_USER
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
-from pytest_crmbench.reference.agents import BUILTIN_AGENTS, MODEL_AGENTS
+from pytest_crmbench.reference.catalog import BUILTIN_AGENTS, MODEL_AGENTS
 
 
 def configure(config: pytest.Config) -> None:

@@ -25,7 +25,7 @@ from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.core.redaction import redact, redacted_text
 from pytest_crmbench.plugin.optionvalue import option_value
 from pytest_crmbench.plugin.stash import environments
-from pytest_crmbench.results import paired, report, tables
+from pytest_crmbench.results import leaderboard, paired, tables
 from pytest_crmbench.results.gates import Gates, GateVerdict, evaluate
 from pytest_crmbench.results.html import REPORT_HTML, write_report
 from pytest_crmbench.results.records import (
@@ -423,10 +423,10 @@ class RunRecorder:
                 self._finish(nodeid, self._error(nodeid, "no result received (lost with its worker?)"), None)
         records = self.all_records()
         if self.run_dir and (records or self._manifest_written):
-            leaderboard = self.leaderboard(records)
+            board = self.build_leaderboard(records)
             self._write(
                 lambda run_dir: run_dir.write_leaderboard(
-                    self._leaderboard_json(leaderboard, records), tables.markdown(leaderboard)
+                    self._leaderboard_json(board, records), tables.markdown(board)
                 )
             )
             if self.options.html and records and self.write_failure is None:
@@ -448,9 +448,9 @@ class RunRecorder:
                 self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
             self._gate_exit_status(session, self.verdict)
 
-    def _leaderboard_json(self, leaderboard: report.Leaderboard, records: list[ResultRecord]) -> dict[str, Any]:
+    def _leaderboard_json(self, board: leaderboard.Leaderboard, records: list[ResultRecord]) -> dict[str, Any]:
         """The tables as data; with --crm-compare, the paired comparison and its flipped tasks too."""
-        data = report.as_json(leaderboard)
+        data = leaderboard.as_json(board)
         if self.baseline is not None:
             comparison = paired.compare(records, self.baseline)
             data["comparison"] = {
@@ -484,11 +484,11 @@ class RunRecorder:
         if report.failed:
             self.other_failures += 1
 
-    def leaderboard(self, records: list[ResultRecord]) -> report.Leaderboard:
+    def build_leaderboard(self, records: list[ResultRecord]) -> leaderboard.Leaderboard:
         name = self.run_dir.path.name if self.run_dir else "this run"
         created = str((self.manifest or {}).get("created_at", ""))
-        run = report.RunInput(name, system_name(self.settings), created, records)
-        return report.build([run], max_unscored=self.options.gates.max_infra or 0)
+        run = leaderboard.RunInput(name, system_name(self.settings), created, records)
+        return leaderboard.build([run], max_unscored=self.options.gates.max_infra or 0)
 
     def pytest_unconfigure(self) -> None:
         if self.run_dir is not None:

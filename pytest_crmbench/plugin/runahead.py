@@ -25,7 +25,7 @@ from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.plugin import fixtures
 from pytest_crmbench.plugin.distribute import plays_here, worker_index
 from pytest_crmbench.plugin.stash import environments, played_key, settings_key
-from pytest_crmbench.reference.agents import agent_label
+from pytest_crmbench.reference.catalog import agent_label
 from pytest_crmbench.run.play import Played, play
 from pytest_crmbench.run.settings import RunSettings
 

@@ -136,7 +136,7 @@ class RunSummary:
         return lines
 
     def _score_lines(self, records: list[ResultRecord]) -> list[str]:
-        leaderboard = self.recorder.leaderboard(records)
+        leaderboard = self.recorder.build_leaderboard(records)
         system = leaderboard.systems[0]
         first = system.first
         trials = len(system.rounds)

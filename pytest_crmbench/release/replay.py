@@ -19,14 +19,16 @@ from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import TaskVerdict, grade
 from pytest_crmbench.release.taskset import problem
-from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import Agent, run_episode
 
 BASE_SEED = 0
 """The seed ``pytest``'s default gold run uses, so validate replays exactly what the suite replays."""
 
 
-def play(task: Task, environment: type[ToolEnvironment], agent: Agent, name: str) -> tuple[Evidence, TaskVerdict]:
+def play_offline(
+    task: Task, environment: type[ToolEnvironment], agent: Agent, name: str
+) -> tuple[Evidence, TaskVerdict]:
     """One episode from a fresh environment with the scripted user, and its verdict."""
     env = environment(task.initial_state, seed=derive_seed(BASE_SEED, task.id))
     evidence = run_episode(task, env, agent, ScriptedUser(task), agent_name=name)
@@ -36,7 +38,7 @@ def play(task: Task, environment: type[ToolEnvironment], agent: Agent, name: str
 def gold_problems(record: TaskRecord, environment: type[ToolEnvironment]) -> tuple[Evidence, list[SpecError]]:
     """The gold replay's evidence and every way the gold path fails its own contract."""
     agent = GoldAgent(record.task)
-    evidence, verdict = play(record.task, environment, agent, "gold")
+    evidence, verdict = play_offline(record.task, environment, agent, "gold")
     return evidence, list(_gold_failures(record, agent, evidence, verdict))
 
 
@@ -62,7 +64,7 @@ def null_agent_problems(record: TaskRecord, environment: type[ToolEnvironment]) 
     """The task declares a positive check, yet an agent that does nothing passes it: it tests nothing."""
     if not record.task.contract.has_positive_check():
         return
-    _, verdict = play(record.task, environment, NullAgent(), "null")
+    _, verdict = play_offline(record.task, environment, NullAgent(), "null")
     if not any(check.status == "failed" for check in verdict.checks):
         yield problem(
             record,

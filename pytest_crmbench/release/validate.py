@@ -22,7 +22,7 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.fuzz import EXAMPLES_PER_TOOL, fuzz_problems
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
-from pytest_crmbench.release.mutation.suite import MutationRun
+from pytest_crmbench.release.mutation.sweep import MutationRun
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.sufficiency import information_problems

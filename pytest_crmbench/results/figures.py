@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from pytest_crmbench.results.report import FAMILIES, Leaderboard, SystemResult, label_columns
+from pytest_crmbench.results.leaderboard import FAMILIES, Leaderboard, SystemResult, label_columns
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -26,8 +26,8 @@ from typing import Any
 
 from pytest_crmbench import __version__
 from pytest_crmbench.results import figures, paired, stats, tables
+from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build
 from pytest_crmbench.results.records import summary_of
-from pytest_crmbench.results.report import Count, Leaderboard, RunInput, build
 from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
 from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
 from pytest_crmbench.results.taskview import index_row, task_detail

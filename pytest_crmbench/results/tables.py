@@ -1,4 +1,4 @@
-"""Markdown and terminal lines for a :class:`~pytest_crmbench.results.report.Leaderboard` (no pytest)."""
+"""Markdown and terminal lines for a :class:`~pytest_crmbench.results.leaderboard.Leaderboard` (no pytest)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from decimal import Decimal
 from fractions import Fraction
 
 from pytest_crmbench.results import stats
-from pytest_crmbench.results.report import FAMILIES, Count, Leaderboard, RoundSummary, SystemResult, label_columns
+from pytest_crmbench.results.leaderboard import FAMILIES, Count, Leaderboard, RoundSummary, SystemResult, label_columns
 
 
 def pct(value: Fraction | float | None, digits: int = 2) -> str:

@@ -93,7 +93,7 @@ def test_gold_agent_is_a_success_on_every_mini_task(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
     from pytest_crmbench.core.users import ScriptedUser
-    from pytest_crmbench.run.agents import GoldAgent
+    from pytest_crmbench.run.baselines import GoldAgent
 
     for task in mini_tasks.values():
         agent = GoldAgent(task)
@@ -155,7 +155,7 @@ def test_a_failing_judge_cannot_be_outvoted_and_cannot_outvote(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
     from pytest_crmbench.core.users import ScriptedUser
-    from pytest_crmbench.run.agents import GoldAgent, NullAgent
+    from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 
     task = mini_tasks["mini_balance_only_01"]
 
@@ -226,7 +226,7 @@ def test_a_judge_failure_cannot_take_a_real_failure_out_of_the_score(
 ) -> None:
     from pytest_crmbench.core.errors import InfraError
     from pytest_crmbench.core.users import ScriptedUser
-    from pytest_crmbench.run.agents import NullAgent
+    from pytest_crmbench.run.baselines import NullAgent
 
     def broken_judge(task: Task, evidence: Evidence) -> list[CheckVerdict]:
         raise InfraError("judge timed out 3 times")

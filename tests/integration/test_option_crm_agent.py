@@ -65,7 +65,7 @@ def test_factory_receives_what_an_agent_may_see(mini_project: CrmProject) -> Non
     mini_project.pytester.syspathinsert()
     mini_project.pytester.makepyfile(
         factories="""
-from pytest_crmbench.run.agents import NullAgent
+from pytest_crmbench.run.baselines import NullAgent
 
 def make(context):
     assert context.domain == "mini"

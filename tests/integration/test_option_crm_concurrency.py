@@ -39,7 +39,7 @@ def test_episodes_played_ahead_give_the_serial_results(mini_project: CrmProject)
 COUNTING_FACTORY = """
 from pathlib import Path
 
-from pytest_crmbench.run.agents import NullAgent
+from pytest_crmbench.run.baselines import NullAgent
 
 
 def make(context):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.integration.helpers import CrmProject
-from tests.test_html import embedded
+from tests.results.test_html import embedded
 
 IMPORTED_CONFTEST = """
 import sys

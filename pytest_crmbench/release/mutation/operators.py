@@ -40,7 +40,7 @@ from pytest_crmbench.core.spec import gold_reference
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import Call, Insertion, MutationHints, Situation
 from pytest_crmbench.release.mutation.trajectory import Step, references
-from pytest_crmbench.release.mutation.values import wrong_values
+from pytest_crmbench.release.mutation.wrong_values import wrong_values
 
 Kind = Literal["wrong", "right"]
 

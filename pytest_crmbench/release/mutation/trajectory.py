@@ -2,7 +2,7 @@
 
 A :class:`Step` is a gold step that remembers which gold step it came from (``origin``), so a
 ``$from`` reference keeps pointing at the right result when steps are dropped, duplicated, moved
-or inserted: references name origins, not positions. Replays use :func:`~pytest_crmbench.release.replay.play`,
+or inserted: references name origins, not positions. Replays use :func:`~pytest_crmbench.release.replay.play_offline`,
 the very episode loop, fresh world and seed of the gold replay, so a mutant's end state is real.
 """
 
@@ -18,7 +18,7 @@ from pytest_crmbench.core.paths import resolve
 from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import TaskVerdict
-from pytest_crmbench.release.replay import play
+from pytest_crmbench.release.replay import play_offline
 from pytest_crmbench.run.episode import ToolBox
 
 
@@ -98,5 +98,5 @@ class Replay:
 
 def replay(task: Task, environment: type[ToolEnvironment], steps: Sequence[Step]) -> Replay:
     """Run ``steps`` from a fresh world with the gold replay's seed and grade the programmatic checks."""
-    evidence, verdict = play(task, environment, PathAgent(steps), "audit")
+    evidence, verdict = play_offline(task, environment, PathAgent(steps), "audit")
     return Replay(tuple(steps), evidence, verdict)

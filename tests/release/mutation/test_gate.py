@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pytest_crmbench.cli.main import main
-from pytest_crmbench.release.mutation.report import THRESHOLD
-from pytest_crmbench.release.mutation.suite import run_mutation_audit
+from pytest_crmbench.release.mutation.scoring import THRESHOLD
+from pytest_crmbench.release.mutation.sweep import run_mutation_audit
 from tests.release.conftest import MakeTasks, content_args, run_validate
 
 REPO = Path(__file__).parents[3]

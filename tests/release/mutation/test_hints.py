@@ -9,7 +9,7 @@ import pytest
 from pytest_crmbench.env.environment import ToolEnvironment, tool
 from pytest_crmbench.env.registry import discover
 from pytest_crmbench.release.mutation.hints import MutationHints, load_hints
-from pytest_crmbench.release.mutation.suite import audit_task_set
+from pytest_crmbench.release.mutation.sweep import audit_task_set
 from tests.conftest import DATA
 
 ENVIRONMENT = """

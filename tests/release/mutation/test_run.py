@@ -10,8 +10,8 @@ import yaml
 from pytest_crmbench.core.loader import TaskRecord, load_task_file
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import Call, ForbiddenMove, Insertion, MutationHints, Situation
-from pytest_crmbench.release.mutation.report import lone_catches
 from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
+from pytest_crmbench.release.mutation.scoring import lone_catches
 from pytest_crmbench.release.mutation.trajectory import replay, steps_of
 from tests.release.mutation.helpers import TRANSFER_50, mini_task
 

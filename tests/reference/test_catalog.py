@@ -4,8 +4,8 @@ from pytest_crmbench.core.errors import AgentConfigError
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
-from pytest_crmbench.reference.agents import BUILTIN_AGENTS, load_factory, make_oracle
-from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.reference.catalog import BUILTIN_AGENTS, load_factory, make_oracle
+from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import AgentContext, run_episode
 
 
@@ -22,7 +22,7 @@ def test_builtin_factories(mini_tasks: dict[str, Task], mini_env_class: type[Too
 
 
 def test_factory_path_resolves_a_callable() -> None:
-    assert load_factory("pytest_crmbench.run.agents:NullAgent") is NullAgent
+    assert load_factory("pytest_crmbench.run.baselines:NullAgent") is NullAgent
 
 
 @pytest.mark.parametrize(
@@ -30,7 +30,7 @@ def test_factory_path_resolves_a_callable() -> None:
     [
         ("nonsense", "unknown agent 'nonsense'"),
         ("no_such_module_xyz:make", "cannot import 'no_such_module_xyz'"),
-        ("pytest_crmbench.run.agents:missing", "has no callable 'missing'"),
+        ("pytest_crmbench.run.baselines:missing", "has no callable 'missing'"),
         (":make", "unknown agent"),
     ],
 )

@@ -5,8 +5,7 @@ import pytest
 from pytest_crmbench.core.errors import SpecErrors
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.reference.graph import find_graph, load_graph
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 
 def test_mini_graph(mini_env_class: type[ToolEnvironment]) -> None:

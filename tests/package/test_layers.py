@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[1] / "pytest_crmbench"
+PACKAGE = Path(__file__).resolve().parents[2] / "pytest_crmbench"
 LAYERS = ["core", "env", "grading", "models", "run", "reference", "release", "results", "plugin", "cli"]
 PYTEST_ALLOWED = {"plugin", "cli"}
 

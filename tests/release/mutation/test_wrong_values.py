@@ -8,7 +8,7 @@ from typing import Any, Literal
 import pytest
 
 from pytest_crmbench.env.environment import ToolEnvironment, tool
-from pytest_crmbench.release.mutation.values import wrong_values
+from pytest_crmbench.release.mutation.wrong_values import wrong_values
 
 
 class Shop(ToolEnvironment):

@@ -6,25 +6,25 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.core import suite
+from pytest_crmbench.core import shipped
 from pytest_crmbench.core.errors import CrmbenchError
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_a_checkout_is_its_own_suite() -> None:
-    assert suite.suite_root() == REPO
+    assert shipped.suite_root() == REPO
 
 
 def test_a_wheels_copy_comes_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     package = tmp_path / "site-packages" / "pytest_crmbench"
-    for folder in suite.SUITE_FOLDERS:
+    for folder in shipped.SUITE_FOLDERS:
         (package / "suite" / folder).mkdir(parents=True)
-    monkeypatch.setattr(suite, "PACKAGE_DIR", package)
-    assert suite.suite_root() == package / "suite"
+    monkeypatch.setattr(shipped, "PACKAGE_DIR", package)
+    assert shipped.suite_root() == package / "suite"
 
 
 def test_an_install_without_the_suite_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(suite, "PACKAGE_DIR", tmp_path / "site-packages" / "pytest_crmbench")
+    monkeypatch.setattr(shipped, "PACKAGE_DIR", tmp_path / "site-packages" / "pytest_crmbench")
     with pytest.raises(CrmbenchError, match="no benchmark suite found"):
-        suite.suite_root()
+        shipped.suite_root()

@@ -14,7 +14,7 @@ import types
 
 import pytest
 
-from tests.test_layers import MODULES
+from tests.package.test_layers import MODULES
 
 MUTABLE = (dict, list, set, bytearray, types.ModuleType, type(threading.Lock()), type(threading.RLock()))
 

@@ -11,7 +11,7 @@ import pytest
 
 from pytest_crmbench.cli.main import main
 
-REPO = Path(__file__).parents[1]
+REPO = Path(__file__).parents[2]
 EXAMPLE = REPO / "docs" / "example"
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from pytest_crmbench.core.errors import AgentConfigError
 from pytest_crmbench.core.spec import Task
-from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import Agent, AgentContext, AgentFactory
 
 

@@ -110,7 +110,7 @@ no_collection_during_import = gc.get_count()[0] >= 5000  # each list is tracked:
 def test_a_first_import_pauses_the_collector_then_freezes_what_it_left_alive(tmp_path: Path, state: str) -> None:
     # Run in a child: freezing is process-wide, and only a first import pays for it.
     (tmp_path / "probe_module.py").write_text(PROBE_MODULE)
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = subprocess.run(
         [sys.executable, "-c", IMPORT_PROBE, str(root), state],
         cwd=tmp_path,

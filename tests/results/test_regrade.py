@@ -16,10 +16,9 @@ from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
 from pytest_crmbench.results.regrade import regrade, regrade_entry, state_differences, summary_lines
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import run_episode
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 
 def saved_entry(task: Task, env_class: type[ToolEnvironment], seed: int = 11) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.plugin.optiontable import add_cli_arguments
-from pytest_crmbench.results import report, tables
+from pytest_crmbench.results import leaderboard, tables
 from pytest_crmbench.results.gates import Gates, evaluate
 from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.paired import flip_lines
@@ -27,8 +27,8 @@ from pytest_crmbench.results.runset import RunSet, comparable, finished
 from pytest_crmbench.results.verify import Contracts, verified
 
 
-def run_inputs(runs: Sequence[SavedRun]) -> list[report.RunInput]:
-    return [report.RunInput(run.path.name, run.system, run.created_at, run.records) for run in runs]
+def run_inputs(runs: Sequence[SavedRun]) -> list[leaderboard.RunInput]:
+    return [leaderboard.RunInput(run.path.name, run.system, run.created_at, run.records) for run in runs]
 
 
 def checked_runs(paths: Sequence[Path], tasks: Path, envs: Path) -> RunSet:
@@ -38,8 +38,8 @@ def checked_runs(paths: Sequence[Path], tasks: Path, envs: Path) -> RunSet:
 
 
 def leaderboard_text(runs: RunSet, as_json: bool, max_unscored: int = 0) -> str:
-    board = report.build(run_inputs(runs.runs), max_unscored=max_unscored)
-    return json.dumps(report.as_json(board), indent=2, sort_keys=True) if as_json else tables.markdown(board)
+    board = leaderboard.build(run_inputs(runs.runs), max_unscored=max_unscored)
+    return json.dumps(leaderboard.as_json(board), indent=2, sort_keys=True) if as_json else tables.markdown(board)
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
@@ -66,7 +66,7 @@ def _grade(args: argparse.Namespace) -> int:
             print(to_json({**result.record.model_dump(mode="json"), "nondeterminism": result.nondeterminism}))
     else:
         print("\n".join(summary_lines(results)))
-        board = report.build([report.RunInput(args.path.name, "re-graded", "", [r.record for r in results])])
+        board = leaderboard.build([leaderboard.RunInput(args.path.name, "re-graded", "", [r.record for r in results])])
         print("\n".join(tables.headline(board)))
     return ExitCode.GATE_FAILED if any(r.nondeterminism for r in results) else ExitCode.OK
 

@@ -11,10 +11,9 @@ from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
 from pytest_crmbench.results.sources import check_location, load_sources, task_files_in
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import run_episode
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 MINI = DATA / "tasks" / "mini.yaml"
 

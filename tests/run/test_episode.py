@@ -8,8 +8,7 @@ from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.results.render import transcript
 from pytest_crmbench.run.episode import ToolBox, run_episode
-
-from .conftest import ListUser
+from tests.conftest import ListUser
 
 
 class RoutingAgent:
@@ -146,7 +145,7 @@ def test_a_judge_that_edits_the_evidence_cannot_change_the_next_task(
     from decimal import Decimal
 
     from pytest_crmbench.grading import grade
-    from pytest_crmbench.run.agents import GoldAgent
+    from pytest_crmbench.run.baselines import GoldAgent
 
     def meddling_judge(task: Task, evidence: Any) -> list[Any]:
         evidence.initial_state["accounts"]["ACC-1"]["balance"] = Decimal(0)

@@ -1,7 +1,7 @@
 """The oracle and baseline agents: gold (replays the task's gold path) and null (does nothing).
 
 Agents that call a model live in :mod:`pytest_crmbench.reference`; every agent is resolved by name
-in :mod:`pytest_crmbench.reference.agents`.
+in :mod:`pytest_crmbench.reference.catalog`.
 """
 
 from __future__ import annotations

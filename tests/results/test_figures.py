@@ -8,8 +8,8 @@ from collections.abc import Iterable
 import pytest
 
 from pytest_crmbench.results import figures
+from pytest_crmbench.results.leaderboard import Leaderboard, RunInput, build
 from pytest_crmbench.results.records import CheckRecord, ResultRecord, UsageRecord
-from pytest_crmbench.results.report import Leaderboard, RunInput, build
 
 
 def rec(task: str, outcome: str, *, system_cost: str | None = None, trial: int = 0, domain: str = "d1") -> ResultRecord:

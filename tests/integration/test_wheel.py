@@ -21,7 +21,7 @@ import pytest
 from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.core.taskfiles import TaskFiles
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "pytest_crmbench", "tasks", "envs", "agents")
 
 pytestmark = pytest.mark.wheel

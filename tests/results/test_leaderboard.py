@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from pytest_crmbench.results import report, tables
+from pytest_crmbench.results import leaderboard, tables
+from pytest_crmbench.results.leaderboard import Count, RunInput, build, summarize
 from pytest_crmbench.results.records import CheckRecord, ResultRecord, UsageRecord
-from pytest_crmbench.results.report import Count, RunInput, build, summarize
 
 
 def check(family: str, status: str = "passed") -> CheckRecord:
@@ -184,7 +184,7 @@ def test_metric_ranks_use_competition_ranking_per_metric() -> None:
 
 def test_json_has_every_table_with_counts() -> None:
     board = build([run("r1", "alpha", [rec("a"), rec("b", "infra", checks=[])])])
-    data = report.as_json(board)
+    data = leaderboard.as_json(board)
     (system,) = data["systems"]
     assert system["accuracy"] == 1.0 and system["infra"] == 1 and system["scored"] == 1
     wilson_1_of_1 = {"low": pytest.approx(0.2065, abs=1e-4), "high": 1.0, "method": "wilson", "confidence": 0.95}
@@ -223,7 +223,7 @@ def test_every_rate_in_markdown_carries_its_interval_and_overlaps_are_said_in_wo
     )
     assert "* wide is ahead of none beyond the 95 % intervals (30.0-90.3 % vs 0.0-6.0 %)." in text
     assert "| wide   | 66.67% (4/6) [30.0-90.3] " in text  # figure 5, per domain
-    data = report.as_json(board)
+    data = leaderboard.as_json(board)
     assert [p["overlap"] for p in data["separations"]] == [True, False]
 
 
@@ -246,7 +246,7 @@ def test_repeated_rounds_report_flip_rate_and_pass_k_per_domain() -> None:
     text = tables.markdown(board)
     assert "| System | Round 1 " in text and "| Mean [95% CI] " in text and "| Flip rate |" in text
     assert "## Repeated rounds by domain" in text
-    data = report.as_json(board)["systems"][0]
+    data = leaderboard.as_json(board)["systems"][0]
     assert data["flip_rate"] == pytest.approx(1 / 3)
     assert data["reliability_by_domain"]["d1"]["pass_hat_k"] == 0.5
     assert data["round_mean_interval"]["method"] == "cluster bootstrap"
@@ -282,7 +282,7 @@ def test_a_system_over_the_unscored_budget_never_ranks_unmarked() -> None:
     assert lines[-1] == (
         "(!) lucky: 3 of 4 result(s) unscored (infra or error), over the budget of 1; its accuracy leaves them out"
     )
-    data = report.as_json(board)
+    data = leaderboard.as_json(board)
     assert [(s["system"], s["unscored_over_budget"]) for s in data["systems"]] == [("lucky", True), ("honest", False)]
     assert "(!)" not in "\n".join(tables.headline(build(runs, max_unscored=3)))
 
@@ -297,4 +297,4 @@ def test_tampered_results_are_flagged_in_the_table_and_the_summary() -> None:
         tables.outcome_line(board.systems[0].first)
         == "2 task(s): 1 success, 1 failure (1 tampered), 0 not judged, 0 infra"
     )
-    assert report.as_json(board)["systems"][0]["tampered"] == 1
+    assert leaderboard.as_json(board)["systems"][0]["tampered"] == 1

@@ -5,8 +5,7 @@ import pytest
 from pytest_crmbench.core.errors import EnvironmentDefinitionError, UnknownDomainError
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover, environment_for
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 
 def write_domain(root: Path, folder: str, body: str) -> None:

@@ -7,8 +7,7 @@ import yaml
 
 from pytest_crmbench.core.errors import SpecErrors
 from pytest_crmbench.core.loader import format_loc, line_of, line_tree, load_task_file, parse_task_text
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 
 def errors_of(name: str) -> list[str]:

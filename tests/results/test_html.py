@@ -22,11 +22,10 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.results import figures
 from pytest_crmbench.results.html import TaskPages, read_report_run, render, sources_for
 from pytest_crmbench.results.sources import Sources
-from pytest_crmbench.run.agents import GoldAgent, NullAgent
+from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import ToolBox
-
-from .conftest import DATA
-from .report_runs import quoting_judge, write_run
+from tests.conftest import DATA
+from tests.report_runs import quoting_judge, write_run
 
 GENERATED = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 HOSTILE = "</script><script>alert(1)</script><!-- <b>bold</b>"

@@ -7,8 +7,7 @@ from typing import Any
 from pytest_crmbench.results.records import CheckRecord, ResultRecord
 from pytest_crmbench.results.sources import load_sources
 from pytest_crmbench.results.taskview import clipped, contract_state, index_row, task_detail
-
-from .conftest import DATA
+from tests.conftest import DATA
 
 
 def test_clipped_says_how_much_was_cut() -> None:

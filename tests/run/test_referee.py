@@ -20,12 +20,11 @@ from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import TaskVerdict
-from pytest_crmbench.run.agents import BrokenAgent, GoldAgent
+from pytest_crmbench.run.baselines import BrokenAgent, GoldAgent
 from pytest_crmbench.run.episode import Agent, AgentContext, ToolBox, run_episode
 from pytest_crmbench.run.referee import Referee
 from tests import adversaries
-
-from .conftest import ListUser
+from tests.conftest import ListUser
 
 
 def play(task: Task, env_class: type[ToolEnvironment], agent: Agent) -> tuple[Evidence, TaskVerdict]:
@@ -51,7 +50,7 @@ def test_the_context_of_a_real_domain_carries_its_policy() -> None:
 
     from pytest_crmbench.env.registry import discover
 
-    payments = discover([Path(__file__).parents[1] / "envs"])["payments"]
+    payments = discover([Path(__file__).parents[2] / "envs"])["payments"]
     assert "policy" in AgentContext.for_domain(payments).policy.lower()
 
 

@@ -15,8 +15,8 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.audit import source_revision
 from pytest_crmbench.release.manifest import Manifest, load_manifest
 from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints
-from pytest_crmbench.release.mutation.report import MutationAudit
 from pytest_crmbench.release.mutation.run import audit_task
+from pytest_crmbench.release.mutation.scoring import MutationAudit
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem

@@ -23,7 +23,7 @@ from pytest_crmbench.results.records import (
     result_properties,
     summary_of,
 )
-from pytest_crmbench.run.agents import GoldAgent
+from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import run_episode
 from pytest_crmbench.run.settings import RunSettings
 
