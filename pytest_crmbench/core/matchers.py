@@ -8,7 +8,9 @@ single ``$operator`` key. The ``$`` prefix keeps operators unambiguous next to l
     status: {$one_of: [open, new]}
     amount: {$gte: 10}
     notes: {$non_empty: true}
-    items: {$min_length: 2}
+    items: {$min_length: 2}         # at least 2 items (or characters, or keys)
+    items: {$max_length: 3}         # at most 3
+    items: {$length: 1}             # exactly 1: one refund, not two
     payload: {$eq: {a: 1}}          # exact, for a literal that is itself a mapping
     transaction_id: {$result: process_payment.transaction_id}   # a value an earlier call returned
     start: {$instant: "2026-03-05T10:00:00-07:00"}   # any spelling of that moment (…17:00Z too)
@@ -97,8 +99,12 @@ def _non_empty(flag: Any, actual: Any) -> bool:
     return present if flag else not present
 
 
-def _min_length(bound: Any, actual: Any) -> bool:
-    return isinstance(actual, (str, list, tuple, Mapping)) and len(actual) >= bound
+def _sized(test: Callable[[int, int], bool]) -> Callable[[Any, Any], bool]:
+    # Only things with a length have one: a number or a missing path never satisfies a length bound.
+    def check(bound: Any, actual: Any) -> bool:
+        return isinstance(actual, (str, list, tuple, Mapping)) and test(len(actual), bound)
+
+    return check
 
 
 MAX_TIMESTAMP_CHARS = 64
@@ -130,10 +136,15 @@ OPERATORS: dict[str, Callable[[Any, Any], bool]] = {
     "$gte": _compare(lambda a, b: a >= b),
     "$lte": _compare(lambda a, b: a <= b),
     "$non_empty": _non_empty,
-    "$min_length": _min_length,
+    "$min_length": _sized(lambda length, bound: length >= bound),
+    "$max_length": _sized(lambda length, bound: length <= bound),
+    "$length": _sized(lambda length, bound: length == bound),
     "$instant": _same_instant,
 }
 
+
+LENGTH_OPERATORS = ("$min_length", "$max_length", "$length")
+"""Bounds on the size of a value: about its shape, not its type."""
 
 RESULT = "$result"
 """``{$result: "<tool>[<n>].<path>"}``: equal to ``path`` in the result of the tool's n-th successful
@@ -185,8 +196,8 @@ def check_constraint(constraint: Any) -> str | None:
             return "$one_of needs a list"
         if name in ("$gte", "$lte") and as_decimal(operand) is None:
             return f"{name} needs a finite number"
-        if name == "$min_length" and (not isinstance(operand, int) or isinstance(operand, bool) or operand < 0):
-            return "$min_length needs a non-negative integer"
+        if name in LENGTH_OPERATORS and (not isinstance(operand, int) or isinstance(operand, bool) or operand < 0):
+            return f"{name} needs a non-negative integer"
         if name == "$non_empty" and not isinstance(operand, bool):
             return "$non_empty needs true or false"
         if name == "$instant" and as_instant(operand) is None:

@@ -30,7 +30,7 @@ Loc = tuple[int | str, ...]
 
 TYPED_OPERATORS = ("$eq", "$one_of", "$gte", "$lte", "$instant")
 """Operators whose operands are values of the argument (``$contains``, ``$non_empty`` and
-``$min_length`` are about shape, not about the argument's type)."""
+``$min_length``, ``$max_length`` and ``$length`` are about shape, not about the argument's type)."""
 
 
 def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
