@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_crmbench.core.evidence import Message, ToolCall
+from pytest_crmbench.core.families.actions import required_counts
 from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.core.matchers import operator_of
 from pytest_crmbench.core.spec import Task
@@ -117,7 +118,7 @@ class FakeState(_Adversary):
         env = live_environment(tools)
         for path, constraint in task.contract.expected_state.items():
             _write(env.state, path, _satisfying(constraint))
-        for tool, count in task.contract.required_counts().items():
+        for tool, count in required_counts(task.contract).items():
             for _ in range(count):
                 fake = ToolCall(index=len(env.trace), turn=0, node="fake", name=tool, arguments={}, status="ok")
                 env.trace.append(fake)

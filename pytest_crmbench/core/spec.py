@@ -11,9 +11,27 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from pytest_crmbench.core.matchers import check_constraint
+from pytest_crmbench.core.families import Contract, Forbidden
+from pytest_crmbench.core.families.actions import ExpectedAction
+from pytest_crmbench.core.families.base import Constraint, FrozenModel, StatePath
+from pytest_crmbench.core.families.forbidden import ForbiddenParams
+from pytest_crmbench.core.families.order import ActionOrder, OrderStep
+from pytest_crmbench.core.families.params import ExpectedParams
+
+__all__ = [
+    "ActionOrder",
+    "Constraint",
+    "Contract",
+    "ExpectedAction",
+    "ExpectedParams",
+    "Forbidden",
+    "ForbiddenParams",
+    "OrderStep",
+    "StatePath",
+    "Task",
+]
 
 NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 """Ids, domains, tags and marks: they become pytest markers, so they must be identifiers."""
@@ -23,41 +41,7 @@ Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
 
 
-def _valid_constraint(value: Any) -> Any:
-    problem = check_constraint(value)
-    if problem is not None:
-        raise ValueError(problem)
-    return value
-
-
-Constraint = Annotated[Any, AfterValidator(_valid_constraint)]
-"""A literal (exact match) or a ``{$operator: operand}`` mapping, see :mod:`pytest_crmbench.core.matchers`."""
-
-_PATH_SEGMENT = re.compile(r"^[^.\s]+$")
-MAX_PATH_CHARS, MAX_PATH_SEGMENTS, MAX_INDEX_DIGITS = 300, 16, 9
-"""Bounds of a state path: real paths are a few segments long, and a list index of more than nine
-digits could never exist (longer ones would not even convert to an integer past 4,300 digits)."""
-
-
-def _valid_path(path: str) -> str:
-    if len(path) > MAX_PATH_CHARS or path.count(".") >= MAX_PATH_SEGMENTS:
-        raise ValueError(
-            f"a state path may have at most {MAX_PATH_SEGMENTS} segments and {MAX_PATH_CHARS} characters"
-            f" (this one: {path.count('.') + 1} segments, {len(path)} characters)"
-        )
-    if not path or not all(_PATH_SEGMENT.match(part) for part in path.split(".")):
-        raise ValueError(f"{path!r} is not a dotted state path such as 'accounts.ACC-1001.balance'")
-    for part in path.split("."):
-        if part.isascii() and part.isdigit() and len(part) > MAX_INDEX_DIGITS:
-            raise ValueError(f"list index {part[:12]}... has more than {MAX_INDEX_DIGITS} digits")
-    return path
-
-
-StatePath = Annotated[str, AfterValidator(_valid_path)]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+_Model = FrozenModel
 
 
 class UserInstruction(_Model):
@@ -88,123 +72,6 @@ class UserInstruction(_Model):
             lines.extend(f"{title}: {item}" for item in items)
         lines.append(f"Stop when: {self.stop}")
         return "\n".join(lines)
-
-
-def _tool_shorthand(value: Any) -> Any:
-    return {"tool": value} if isinstance(value, str) else value
-
-
-class ExpectedAction(_Model):
-    """A tool that must have ``count`` successful (status ``ok``) calls; repeated entries add up."""
-
-    tool: str
-    count: int = Field(1, ge=1)
-
-
-class ExpectedParams(_Model):
-    """Argument constraints that one successful call of ``tool`` must satisfy.
-
-    ``match: any`` — some ``ok`` call satisfies all constraints; ``match: first`` — the first ``ok``
-    call of the tool does.
-    """
-
-    tool: str
-    args: dict[str, Constraint] = Field(min_length=1)
-    match: Literal["any", "first"] = "any"
-
-
-class OrderStep(_Model):
-    """One entry of an order: a tool, optionally only its calls whose arguments match ``args``.
-
-    ``{tool: execute_transfer, args: {to_account: ACC-1010}}`` after ``{tool: validate_transfer,
-    args: {to_account: ACC-1010}}`` pairs a transfer with its own validation, which tool names
-    alone cannot do when a conversation makes two transfers.
-    """
-
-    tool: str
-    args: dict[str, Constraint] = Field(default_factory=dict)
-
-    def text(self) -> str:
-        if not self.args:
-            return self.tool
-        return f"{self.tool}(" + ", ".join(f"{k}={v}" for k, v in self.args.items()) + ")"
-
-
-class ActionOrder(_Model):
-    """The named tools' ``ok`` calls must follow this order.
-
-    ``subsequence``: unrelated calls (and other calls of the named tools) may interleave;
-    ``exact``: the ``ok`` calls filtered to the named tools must match ``tools`` one for one.
-    An entry is a tool name or an :class:`OrderStep` whose ``args`` a call must also satisfy.
-    """
-
-    tools: list[Annotated[OrderStep, BeforeValidator(_tool_shorthand)]] = Field(min_length=2)
-    mode: Literal["subsequence", "exact"] = "subsequence"
-
-    def names(self) -> list[str]:
-        """The tool of each entry, in order."""
-        return [step.tool for step in self.tools]
-
-
-class ForbiddenParams(_Model):
-    """No attempt of ``tool`` (any status, rejected included) may satisfy all of ``args``."""
-
-    tool: str
-    args: dict[str, Constraint] = Field(min_length=1)
-
-
-class Forbidden(_Model):
-    """Negative evidence: attempts that must not happen and end states that must not hold."""
-
-    actions: list[str] = Field(default_factory=list, description="Tools that must never be attempted.")
-    params: list[ForbiddenParams] = Field(default_factory=list)
-    state: dict[StatePath, Constraint] = Field(
-        default_factory=dict, description="Path -> value (or matcher) that must NOT hold in the final state."
-    )
-    protected: list[StatePath] = Field(
-        default_factory=list, description="Paths whose final value must equal their initial value."
-    )
-
-    def declared(self) -> bool:
-        return bool(self.actions or self.params or self.state or self.protected)
-
-
-class Contract(_Model):
-    """Only the checks that apply. An empty family is undeclared: absent, never an automatic pass."""
-
-    expected_actions: list[Annotated[ExpectedAction, BeforeValidator(_tool_shorthand)]] = Field(default_factory=list)
-    expected_params: list[ExpectedParams] = Field(default_factory=list)
-    action_order: list[ActionOrder] = Field(default_factory=list)
-    reply_criteria: list[str] = Field(default_factory=list)
-    expected_state: dict[StatePath, Constraint] = Field(default_factory=dict)
-    forbidden: Forbidden = Field(default_factory=Forbidden)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _single_order(cls, data: Any) -> Any:
-        # One order constraint is the common case; let authors write it without a list.
-        if isinstance(data, dict) and isinstance(data.get("action_order"), dict):
-            data = {**data, "action_order": [data["action_order"]]}
-        return data
-
-    @model_validator(mode="after")
-    def _declares_a_check(self) -> Contract:
-        # An undeclared check is absent, not a pass (spec §A.2): a contract without any check
-        # would make every agent succeed.
-        if not (self.has_positive_check() or self.reply_criteria or self.forbidden.declared()):
-            raise ValueError("a contract must declare at least one check (an empty contract would pass any agent)")
-        return self
-
-    def required_counts(self) -> dict[str, int]:
-        """Tool -> number of successful calls required (entries for the same tool add up)."""
-        counts: dict[str, int] = {}
-        for action in self.expected_actions:
-            counts[action.tool] = counts.get(action.tool, 0) + action.count
-        return counts
-
-    def has_positive_check(self) -> bool:
-        """Whether a do-nothing agent could fail this contract (it declares something to achieve)."""
-        return bool(self.expected_actions or self.expected_params or self.action_order or self.expected_state)
 
 
 _REFERENCE = re.compile(r"^(\d{1,6})((?:\.[^.\s]+)+)$")

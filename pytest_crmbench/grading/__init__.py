@@ -11,8 +11,9 @@ from collections.abc import Callable
 
 from pytest_crmbench.core.errors import HarnessError, InfraError
 from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, UNSCORED_TERMINATIONS, Evidence
+from pytest_crmbench.core.families import programmatic_checks
+from pytest_crmbench.core.families.reply import FAMILY as REPLY
 from pytest_crmbench.core.spec import Task
-from pytest_crmbench.grading import checks
 from pytest_crmbench.grading.verdict import CheckVerdict, Outcome, TaskVerdict, primary_label
 
 ReplyJudge = Callable[[Task, Evidence], list[CheckVerdict]]
@@ -26,24 +27,9 @@ def not_judged(task: Task, evidence: Evidence) -> list[CheckVerdict]:
     return _unjudged(task, "not judged (no judge model configured)")
 
 
-def programmatic_checks(task: Task, evidence: Evidence) -> list[CheckVerdict]:
-    """Every declared programmatic check, in the order families are written in a contract."""
-    contract, trace = task.contract, evidence.tool_calls
-    return [
-        *checks.check_expected_actions(contract, trace),
-        *checks.check_expected_params(contract, trace),
-        *checks.check_action_order(contract, trace),
-        *checks.check_expected_state(contract, evidence.final_state, trace),
-        *checks.check_forbidden_actions(contract, trace),
-        *checks.check_forbidden_params(contract, trace),
-        *checks.check_forbidden_state(contract, evidence.final_state, trace),
-        *checks.check_protected(contract, evidence.initial_state, evidence.final_state),
-    ]
-
-
 def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> list[CheckVerdict]:
     """Every declared check: the programmatic ones, then the reply criteria (raises the judge's InfraError)."""
-    verdicts = programmatic_checks(task, evidence)
+    verdicts = programmatic_checks(task.contract, evidence)
     if task.contract.reply_criteria:
         verdicts.extend(judge(task, evidence))
     return verdicts
@@ -56,7 +42,7 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
         # Nothing was learnt about the agent: infrastructure failed, or our own code crashed.
         outcome: Outcome = "infra" if termination.reason == "infra" else "error"
         return TaskVerdict(task_id=task.id, outcome=outcome, termination=termination.reason, detail=termination.detail)
-    verdicts = programmatic_checks(task, evidence)
+    verdicts = programmatic_checks(task.contract, evidence)
     failed: set[str] = {v.family for v in verdicts if v.status == "failed"}
     if termination.reason in FAILED_TERMINATIONS:
         failed.add("execution")
@@ -96,7 +82,4 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
 
 
 def _unjudged(task: Task, reason: str) -> list[CheckVerdict]:
-    return [
-        CheckVerdict(family="reply", name=f"reply[{i}]", status="not_judged", expected=c, diff=f"{reason}: {c}")
-        for i, c in enumerate(task.contract.reply_criteria)
-    ]
+    return REPLY.unjudged(task.contract, reason)

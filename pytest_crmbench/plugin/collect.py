@@ -14,6 +14,7 @@ import pytest
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.families import declared_at
 from pytest_crmbench.core.loader import TaskRecord, field_line, load_task_file
 from pytest_crmbench.core.spec import DIFFICULTIES, Task
 from pytest_crmbench.core.usage import UsageLedger
@@ -21,7 +22,6 @@ from pytest_crmbench.core.users import User
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.grading import ReplyJudge
-from pytest_crmbench.grading.checks import declared_at
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.plugin.recorder import record_settings_key
 from pytest_crmbench.plugin.stash import (

@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_crmbench.core.errors import SpecError
+from pytest_crmbench.core.families import FAMILIES
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.matchers import MISSING, RESULT, operator_of, result_reference
 from pytest_crmbench.core.paths import deepest_existing, resolve
@@ -35,18 +36,8 @@ TYPED_OPERATORS = ("$eq", "$one_of", "$gte", "$lte", "$instant")
 
 def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
     """``(location, tool)`` for every tool the task names, in its contract and gold path."""
-    contract = task.contract
-    for i, action in enumerate(contract.expected_actions):
-        yield ("contract", "expected_actions", i), action.tool
-    for i, params in enumerate(contract.expected_params):
-        yield ("contract", "expected_params", i, "tool"), params.tool
-    for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.names()):
-            yield ("contract", "action_order", i, "tools", j), tool
-    for i, tool in enumerate(contract.forbidden.actions):
-        yield ("contract", "forbidden", "actions", i), tool
-    for i, forbidden in enumerate(contract.forbidden.params):
-        yield ("contract", "forbidden", "params", i, "tool"), forbidden.tool
+    for family in FAMILIES:
+        yield from family.named_tools(task.contract)
     for loc, path in task_paths(task):
         for i, step in enumerate(path):
             yield (*loc, i, "tool"), step.tool
@@ -55,24 +46,13 @@ def named_tools(task: Task) -> Iterator[tuple[Loc, str]]:
 
 def _referenced_tools(task: Task) -> Iterator[tuple[Loc, str]]:
     """Tools whose results a ``$result`` constraint quotes."""
-    contract = task.contract
-    places: list[tuple[Loc, Mapping[str, Any]]] = [
-        *((("contract", "expected_params", i, "args"), p.args) for i, p in enumerate(contract.expected_params)),
-        *(
-            (("contract", "action_order", i, "tools", j, "args"), step.args)
-            for i, order in enumerate(contract.action_order)
-            for j, step in enumerate(order.tools)
-        ),
-        *((("contract", "forbidden", "params", i, "args"), p.args) for i, p in enumerate(contract.forbidden.params)),
-        (("contract", "expected_state"), contract.expected_state),
-        (("contract", "forbidden", "state"), contract.forbidden.state),
-    ]
-    for loc, constraints in places:
-        for key, constraint in constraints.items():
-            found = operator_of(constraint)
-            reference = result_reference(found[1]) if found and found[0] == RESULT else None
-            if reference is not None:
-                yield (*loc, key), reference[0]
+    for family in FAMILIES:
+        for use in family.argument_uses(task.contract):
+            for key, constraint in use.constraints.items():
+                found = operator_of(constraint)
+                reference = result_reference(found[1]) if found and found[0] == RESULT else None
+                if reference is not None:
+                    yield (*use.loc, key), reference[0]
 
 
 def task_paths(task: Task) -> Iterator[tuple[Loc, list[GoldCall]]]:
@@ -171,16 +151,10 @@ def _argument_problems(
 
 def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:
     task = record.task
-    for i, params in enumerate(task.contract.expected_params):
-        loc: Loc = ("contract", "expected_params", i, "args")
-        yield from _argument_problems(record, loc, params.tool, params.args, environment, gold=False)
-    for i, forbidden in enumerate(task.contract.forbidden.params):
-        loc = ("contract", "forbidden", "params", i, "args")
-        yield from _argument_problems(record, loc, forbidden.tool, forbidden.args, environment, gold=False)
-    for i, order in enumerate(task.contract.action_order):
-        for j, entry in enumerate(order.tools):
-            loc = ("contract", "action_order", i, "tools", j, "args")
-            yield from _argument_problems(record, loc, entry.tool, entry.args, environment, gold=False)
+    for family in FAMILIES:
+        for use in family.argument_uses(task.contract):
+            if use.tool is not None:  # state constraints have no tool to type them
+                yield from _argument_problems(record, use.loc, use.tool, use.constraints, environment, gold=False)
     for path_loc, path in task_paths(task):
         for i, step in enumerate(path):
             loc = (*path_loc, i, "args")
@@ -191,16 +165,11 @@ def _typed_arguments(record: TaskRecord, environment: type[ToolEnvironment]) -> 
 
 
 def _state_paths(record: TaskRecord, state: dict[str, Any]) -> Iterator[SpecError]:
-    contract = record.task.contract
-    declared: list[tuple[Loc, str, bool]] = [
-        *((("contract", "expected_state", p), p, True) for p in contract.expected_state),
-        *((("contract", "forbidden", "state", p), p, True) for p in contract.forbidden.state),
-        *((("contract", "forbidden", "protected", i), p, False) for i, p in enumerate(contract.forbidden.protected)),
-    ]
-    for loc, path, may_grow in declared:
-        message = _path_problem(state, path, may_grow=may_grow)
-        if message:
-            yield problem(record, loc, message)
+    for family in FAMILIES:
+        for use in family.state_paths(record.task.contract):
+            message = _path_problem(state, use.path, may_grow=use.may_grow)
+            if message:
+                yield problem(record, use.loc, message)
 
 
 def _path_problem(state: Any, path: str, *, may_grow: bool) -> str | None:
@@ -222,19 +191,9 @@ def _path_problem(state: Any, path: str, *, may_grow: bool) -> str | None:
 
 
 def _consistency(record: TaskRecord) -> Iterator[SpecError]:
-    contract = record.task.contract
-    expected = set(contract.required_counts()) | {p.tool for p in contract.expected_params}
-    for i, tool in enumerate(contract.forbidden.actions):
-        if tool in expected:
-            yield problem(record, ("contract", "forbidden", "actions", i), f"{tool} is both expected and forbidden")
-    for i, order in enumerate(contract.action_order):
-        for j, tool in enumerate(order.names()):
-            if tool not in contract.required_counts():
-                yield problem(
-                    record,
-                    ("contract", "action_order", i, "tools", j),
-                    f"{tool} is ordered but not in expected_actions (an order constraint only ranks expected tools)",
-                )
+    for family in FAMILIES:
+        for loc, message in family.consistency(record.task.contract):
+            yield problem(record, loc, message)
 
 
 def _exposure(

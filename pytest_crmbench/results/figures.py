@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from pytest_crmbench.results.leaderboard import FAMILIES, Leaderboard, SystemResult, label_columns
+from pytest_crmbench.core.families import FAMILIES
+from pytest_crmbench.results.leaderboard import COMPONENT_COLUMNS, Leaderboard, SystemResult, label_columns
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -24,15 +25,10 @@ if TYPE_CHECKING:
 PALETTE = ["#3b6ea8", "#e0893b", "#4f9d69", "#c4504f", "#8c6bb1", "#8c7a5b", "#d07cb1", "#7f7f7f", "#b5b53c", "#45a6b8"]
 LABEL_COLOURS = {
     "execution": "#7f7f7f",
-    "action": "#c4504f",
-    "forbidden": "#8c2d2b",
-    "state": "#e0893b",
-    "param": "#d9b44a",
-    "reply": "#8c6bb1",
-    "order": "#45a6b8",
-    "collateral": "#d07cb1",
+    **{family.label: family.colour for family in FAMILIES},
     "not_judged": "#c9c9c9",
 }
+"""Figure 13's sectors: each family's own colour, and the two labels that are not families."""
 INK, MUTED, GRID = "#1f2937", "#6b7280", "#e5e7eb"
 WIDTH = 7.0
 
@@ -177,7 +173,7 @@ def by_domain(leaderboard: Leaderboard) -> MplFigure:
 
 
 def components(leaderboard: Leaderboard) -> MplFigure:
-    families = [f for f in FAMILIES if any(f in s.first.components for s in leaderboard.systems)]
+    families = [f for f in COMPONENT_COLUMNS if any(f in s.first.components for s in leaderboard.systems)]
     systems = leaderboard.systems
     figure = _new(_height(len(systems), 0.42, 1.6))
     axes = figure.add_subplot()

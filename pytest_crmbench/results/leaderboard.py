@@ -24,13 +24,13 @@ from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
+from pytest_crmbench.core.families import GRADING_ORDER, LABEL_PRIORITY
 from pytest_crmbench.core.spec import DIFFICULTIES
-from pytest_crmbench.grading.verdict import LABEL_PRIORITY
 from pytest_crmbench.results import stats
 from pytest_crmbench.results.records import ROLES, ResultRecord
 
-FAMILIES = ("action", "param", "order", "state", "forbidden", "collateral", "reply")
-"""Figure 14's columns: every check family."""
+COMPONENT_COLUMNS: tuple[str, ...] = tuple(family.label for family in GRADING_ORDER)
+"""Figure 14's columns: every check family, by label, in grading order."""
 
 
 @dataclass(frozen=True)

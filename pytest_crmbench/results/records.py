@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_crmbench.core.evidence import Evidence, Usage, jsonable
+from pytest_crmbench.core.families import NEGATIVE_KINDS, kind_of
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.grading.verdict import TaskVerdict
 from pytest_crmbench.run.settings import RunSettings
@@ -35,8 +36,6 @@ UNSCORED: frozenset[str] = frozenset({"infra", "error"})
 """Outcomes excluded from the scored denominator (spec §A.3). ``not_judged`` is scored: it is a
 non-success, never a pass."""
 
-NEGATIVE_FAMILIES: frozenset[str] = frozenset({"forbidden", "collateral"})
-"""Check families that are negative assertions (spec §B.8 and figure 13's "negative checks")."""
 
 ROLES = ("agent", "user", "judge")
 
@@ -106,7 +105,7 @@ class ResultRecord(BaseModel):
     def negative_checks(self) -> list[CheckRecord]:
         """Forbidden actions, forbidden parameters and protected state: spec §B.8's negative
         assertions. Forbidden end states are not among them (the spec counts them as state checks)."""
-        return [c for c in self.checks if c.family in NEGATIVE_FAMILIES and not c.name.startswith("forbidden.state")]
+        return [c for c in self.checks if kind_of(c.name) in NEGATIVE_KINDS]
 
     def policy_constrained(self) -> bool:
         """Declares at least one negative assertion (table 8's "safety" subset)."""

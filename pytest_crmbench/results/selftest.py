@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from pytest_crmbench.core.families import GRADING_ORDER
 from pytest_crmbench.results.records import ResultRecord
+
+PROGRAMMATIC = [family for family in GRADING_ORDER if not family.judged]
 
 
 def selftest_lines(records: Sequence[ResultRecord]) -> list[str]:
     """Lines for a gold run without a judge model."""
     graded = [r for r in records if r.outcome not in ("infra", "error")]
-    programmatic = [c for r in graded for c in r.checks if c.family != "reply"]
+    labels = {family.label for family in PROGRAMMATIC}
+    programmatic = [c for r in graded for c in r.checks if c.family in labels]
     broken = [r for r in graded if any(c.status == "failed" for c in r.checks) or r.outcome == "failure"]
     unjudged = [c for r in graded for c in r.checks if c.status == "not_judged"]
     unjudged_tasks = sum(1 for r in graded if any(c.status == "not_judged" for c in r.checks))
@@ -27,7 +31,7 @@ def selftest_lines(records: Sequence[ResultRecord]) -> list[str]:
         )
     held = len(graded) - len(broken)
     lines.append(
-        f"  verified: every programmatic check (actions, parameters, order, state, forbidden, protected) held on"
+        f"  verified: every programmatic check ({', '.join(family.title for family in PROGRAMMATIC)}) held on"
         f" {held}/{len(graded)} task(s), {sum(c.status == 'passed' for c in programmatic)} checks"
     )
     if unjudged:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from pytest_crmbench.core.display import shown as display
 from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.core.families import declared_at
 from pytest_crmbench.core.loader import LineTree, line_of, parse_yaml, task_records
 from pytest_crmbench.core.spec import Contract, Task
 from pytest_crmbench.core.taskfiles import TaskFiles
-from pytest_crmbench.grading.checks import declared_at
 
 
 @dataclass(frozen=True)

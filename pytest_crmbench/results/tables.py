@@ -7,7 +7,14 @@ from decimal import Decimal
 from fractions import Fraction
 
 from pytest_crmbench.results import stats
-from pytest_crmbench.results.leaderboard import FAMILIES, Count, Leaderboard, RoundSummary, SystemResult, label_columns
+from pytest_crmbench.results.leaderboard import (
+    COMPONENT_COLUMNS,
+    Count,
+    Leaderboard,
+    RoundSummary,
+    SystemResult,
+    label_columns,
+)
 
 
 def pct(value: Fraction | float | None, digits: int = 2) -> str:
@@ -119,7 +126,7 @@ def composition(leaderboard: Leaderboard) -> list[str]:
 
 
 def components(leaderboard: Leaderboard) -> list[str]:
-    families = [f for f in FAMILIES if any(f in s.first.components for s in leaderboard.systems)]
+    families = [f for f in COMPONENT_COLUMNS if any(f in s.first.components for s in leaderboard.systems)]
     return _per_key(leaderboard, families, "components")
 
 

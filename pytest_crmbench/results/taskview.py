@@ -13,7 +13,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_crmbench.core.matchers import MISSING, describe
+from pytest_crmbench.core.families import FAMILIES
+from pytest_crmbench.core.matchers import MISSING
 from pytest_crmbench.core.paths import resolve
 from pytest_crmbench.results.records import ResultRecord
 from pytest_crmbench.results.sources import TaskSource
@@ -150,12 +151,8 @@ def _tool(call: Mapping[str, Any]) -> dict[str, Any]:
 
 def contract_state(source: TaskSource, evidence: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Initial and final value of every state path the contract names, with what it asks of it."""
-    forbidden = source.task.contract.forbidden
-    paths: list[tuple[str, str, str]] = [
-        *((path, "expected", describe(c)) for path, c in source.task.contract.expected_state.items()),
-        *((path, "forbidden", f"not {describe(c)}") for path, c in forbidden.state.items()),
-        *((path, "protected", "unchanged") for path in forbidden.protected),
-    ]
+    contract = source.task.contract
+    paths = [(row.path, row.role, row.wanted) for family in FAMILIES for row in family.contract_rows(contract)]
     initial, final = evidence.get("initial_state") or {}, evidence.get("final_state") or {}
     rows = []
     for path, kind, wanted in paths:

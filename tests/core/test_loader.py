@@ -38,7 +38,7 @@ def test_all_problems_of_a_file_are_reported_together() -> None:
     )
     assert (
         errors[1]
-        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length, $instant, $result"
+        == "tasks/bad_operator.yaml:17: task 'mini_operator_01': field 'contract.expected_params[0].args.account_id': unknown operator '$startswith'; known: $eq, $one_of, $contains, $gte, $lte, $non_empty, $min_length, $max_length, $length, $instant, $result"
     )
 
 

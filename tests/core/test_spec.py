@@ -4,6 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from pytest_crmbench.cli.main import main
+from pytest_crmbench.core.families.actions import required_counts
 from pytest_crmbench.core.spec import Contract, Task, task_json_schema
 
 BASE = {
@@ -23,7 +24,7 @@ def task(**changes: object) -> Task:
 
 def test_expected_action_shorthand_and_counts() -> None:
     contract = Contract.model_validate({"expected_actions": ["a", "a", {"tool": "b", "count": 3}, {"tool": "a"}]})
-    assert contract.required_counts() == {"a": 3, "b": 3}
+    assert required_counts(contract) == {"a": 3, "b": 3}
 
 
 def test_single_order_mapping_becomes_a_list() -> None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.core.spec import Contract
 from pytest_crmbench.env.environment import ToolEnvironment, clone
-from pytest_crmbench.grading import checks
+from tests.core.families import helpers as checks
 
 NAMES = ["a", "b", "c"]
 STATUSES = ["ok", "rejected", "error"]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_crmbench.core.errors import SpecError
-from pytest_crmbench.release.inventory import declarations
+from pytest_crmbench.core.families import FAMILIES, declarations, field_of_check
 from pytest_crmbench.release.mutation.run import TaskAudit
 
 THRESHOLD = 0.90
@@ -73,17 +73,7 @@ def operator_counts(audits: Iterable[TaskAudit]) -> dict[str, dict[str, int]]:
     return {operator: dict(sorted(counts.items())) for operator, counts in sorted(table.items())}
 
 
-_FAMILY_OF_CHECK = {
-    "action": "expected_actions",
-    "param": "expected_params",
-    "order": "action_order",
-    "state": "expected_state",
-    "forbidden.action": "forbidden_actions",
-    "forbidden.param": "forbidden_params",
-    "forbidden.state": "forbidden_state",
-    "collateral": "protected_state",
-}
-"""A check's name (``forbidden.param[0] execute_transfer``) -> the table-2 family it counts in."""
+_JUDGED_ROWS = frozenset(field.row for family in FAMILIES if family.judged for field in family.fields)
 
 
 def lone_catches(audit: TaskAudit) -> dict[str, int]:
@@ -96,11 +86,11 @@ def lone_catches(audit: TaskAudit) -> dict[str, int]:
     a domain's hints never insert.
     """
     contract = audit.record.task.contract
-    lone = {family: 0 for family, n in declarations(contract).items() if n and family != "reply_criteria"}
+    lone = {row: 0 for row, n in declarations(contract).items() if n and row not in _JUDGED_ROWS}
     caught = [r.failed_checks for r in audit.results if r.outcome == "killed"]
     caught += [t.failed_checks for t in audit.trajectories if t.kind == "counterexamples" and t.failed_checks]
     for checks in caught:
-        families = {_FAMILY_OF_CHECK.get(name.split("[", 1)[0]) for name in checks}
+        families = {found.row if (found := field_of_check(name)) else None for name in checks}
         if len(families) == 1 and (only := families.pop()) in lone:
             lone[only] += 1
     return lone

@@ -5,8 +5,9 @@ from typing import Any, ClassVar
 import pytest
 
 from pytest_crmbench.core.evidence import ToolCall
+from pytest_crmbench.core.families import trace as trace_reading
 from pytest_crmbench.core.spec import Contract
-from pytest_crmbench.grading import checks
+from tests.core.families import helpers as checks
 
 
 def trace(*calls: tuple[str, dict[str, Any] | str, str]) -> list[ToolCall]:
@@ -170,7 +171,7 @@ class TestResultReferences:
         c = contract(expected_params=[{"tool": "receipt", "args": {"id": {"$result": "pay[5].id"}}}])
         assert statuses(checks.check_expected_params(c, self.receipts("TXN-A"))) == ["failed"]
         rejected = [ToolCall(index=0, turn=0, node=None, name="pay", arguments={}, status="rejected", result=None)]
-        assert checks.bind_results({"$result": "pay.id"}, rejected) == {"$result": "pay.id"}
+        assert trace_reading.bind_results({"$result": "pay.id"}, rejected) == {"$result": "pay.id"}
 
     def test_state_and_forbidden_checks_bind_too(self) -> None:
         t = self.paid("PM-NEW")
@@ -246,13 +247,6 @@ class TestForbidden:
         initial = {"a": {"x": "5.00", "y": [1], "gone": 1}}
         final = {"a": {"x": 5, "y": [1, 2], "new": 1}}
         assert statuses(checks.check_protected(c, initial, final)) == ["passed", "failed", "failed", "passed"]
-
-
-def test_is_subsequence() -> None:
-    assert checks.is_subsequence([], ["a"])
-    assert checks.is_subsequence(["a", "b"], ["a", "c", "b"])
-    assert not checks.is_subsequence(["b", "a"], ["a", "b"])
-    assert not checks.is_subsequence(["a", "a"], ["a"])
 
 
 def test_list_indices_are_plain_ascii_numbers() -> None:
