@@ -1,4 +1,4 @@
-"""Each family's check on a bare trace and states, one check kind at a time, for tests."""
+"""Hand-built traces and contracts, and each family's check run on them one check kind at a time."""
 
 from __future__ import annotations
 
@@ -61,3 +61,18 @@ def check_forbidden_state(
 
 def check_protected(contract: Contract, initial: Mapping[str, Any], final: Mapping[str, Any]) -> list[CheckVerdict]:
     return checked("collateral", "collateral", contract, evidence(initial=initial, final=final))
+
+
+def trace(*calls: tuple[str, dict[str, Any] | str, str]) -> list[ToolCall]:
+    return [
+        ToolCall(index=i, turn=0, node=None, name=name, arguments=args, status=status)
+        for i, (name, args, status) in enumerate(calls)
+    ]  # type: ignore[arg-type]
+
+
+def contract(**fields: Any) -> Contract:
+    return Contract.model_validate(fields)
+
+
+def statuses(verdicts: list) -> list[str]:
+    return [v.status for v in verdicts]
