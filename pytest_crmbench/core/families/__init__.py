@@ -147,9 +147,7 @@ def _contract_fields() -> dict[str, Any]:
                 top[key] = None  # keeps the group's place among the fields
             groups[key][1][name] = spec
     for key, (group, fields) in groups.items():
-        model = create_model(
-            group.title, __base__=FieldGroupModel, __doc__=group.doc, __module__=__name__, **fields
-        )
+        model = create_model(group.title, __base__=FieldGroupModel, __doc__=group.doc, __module__=__name__, **fields)
         globals()[group.title] = model  # importable (and picklable) by its name
         top[key] = (model, Field(default_factory=model))
     return top
