@@ -71,10 +71,12 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
         outcome = "not_judged"
     else:
         outcome = "success"
+    # A tampered episode's checks read a world the agent put back by hand: they explain nothing.
+    label = "execution" if termination.reason == "tampered" else primary_label(failed)
     return TaskVerdict(
         task_id=task.id,
         outcome=outcome,
-        primary_label=primary_label(failed),
+        primary_label=label,
         checks=verdicts,
         termination=termination.reason,
         detail=detail,

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
-from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, Evidence
 from pytest_crmbench.core.families import declared_at
 from pytest_crmbench.core.loader import TaskRecord, field_line, load_task_file
 from pytest_crmbench.core.spec import DIFFICULTIES, Task
@@ -261,7 +261,7 @@ def _episode_problem(verdict: TaskVerdict, evidence: Evidence, agent: Agent) -> 
         return f"harness error (excluded from the score; a bug in crmbench or a domain): {evidence.termination.detail}"
     if evidence.termination.reason == "tampered":
         return f"TAMPERED: {evidence.termination.detail} (the episode fails)"
-    if verdict.primary_label == "execution":
+    if evidence.termination.reason in FAILED_TERMINATIONS:
         return f"episode ended by {evidence.termination.reason}: {evidence.termination.detail}"
     if isinstance(agent, GoldAgent) and agent.mismatches:
         return "gold path broken:\n" + "\n".join(

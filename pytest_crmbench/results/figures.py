@@ -377,8 +377,8 @@ FIGURES: list[tuple[str, str, str, Callable[[Leaderboard], MplFigure]]] = [
     (
         "failures",
         "Why tasks failed",
-        "Every unsuccessful task counted once, under the first kind of check that failed, in the order execution "
-        "(limit or abort), action, forbidden, state, param, reply, order, collateral (figure 13).",
+        "Every unsuccessful task counted once, under the first kind of check that failed, in the order action, "
+        "forbidden, state, param, reply, order, collateral; execution (limit, abort, crash) when none failed (figure 13).",
         failures,
     ),
     (

@@ -5,7 +5,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pytest_crmbench.core.evidence import Evidence, Termination
+from pytest_crmbench.core.evidence import Evidence, Termination, ToolCall
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
@@ -142,12 +142,13 @@ def test_terminations(mini_tasks: dict[str, Task], reason: Any, outcome: str, la
 
 
 def test_label_priority_follows_the_spec() -> None:
-    assert LABEL_PRIORITY[1:] == ("action", "forbidden", "state", "param", "reply", "order", "collateral")
+    assert LABEL_PRIORITY == ("action", "forbidden", "state", "param", "reply", "order", "collateral", "execution")
     assert primary_label({"order", "state", "collateral"}) == "state"
     assert primary_label({"reply", "param"}) == "param"
     assert primary_label({"collateral"}) == "collateral"
     assert primary_label({"forbidden", "action"}) == "action"
-    assert primary_label({"execution", "action"}) == "execution"
+    assert primary_label({"execution", "action"}) == "action"  # a run failure labels only tasks with no failed check
+    assert primary_label({"execution"}) == "execution"
     assert primary_label(set()) is None
 
 
@@ -237,3 +238,52 @@ def test_a_judge_failure_cannot_take_a_real_failure_out_of_the_score(
     assert (verdict.outcome, verdict.primary_label) == ("failure", "action")
     assert [(c.name, c.status) for c in verdict.checks if c.family == "reply"] == [("reply[0]", "not_judged")]
     assert verdict.detail == "judge: judge timed out 3 times"
+
+
+def _task(contract: dict[str, Any]) -> Task:
+    return Task.model_validate(
+        {
+            "id": "t_labels_01",
+            "domain": "t",
+            "capabilities": ["c"],
+            "difficulty": "easy",
+            "user": {"persona": "p", "goal": "g", "stop": "s"},
+            "contract": contract,
+            "gold": {"reply": "r"},
+        }
+    )
+
+
+def test_a_forbidden_end_state_is_a_state_failure_as_in_the_spec() -> None:
+    # Figures 13 and 14 count forbidden end states with the state checks, forbidden actions and
+    # parameters under "forbidden".
+    task = _task({"forbidden": {"actions": ["refund"], "state": {"accounts.A.frozen": True}}})
+    evidence = Evidence(
+        task_id=task.id,
+        agent="a",
+        final_state={"accounts": {"A": {"frozen": True}}},
+        termination=Termination(reason="user_stop"),
+    )
+    verdict = grade(task, evidence)
+    assert [(c.family, c.name, c.status) for c in verdict.checks] == [
+        ("forbidden", "forbidden.action[0] refund", "passed"),
+        ("state", "forbidden.state[0] accounts.A.frozen", "failed"),
+    ]
+    assert verdict.primary_label == "state"
+
+
+@pytest.mark.parametrize(
+    ("reason", "label"),
+    [("max_turns", "action"), ("agent_error", "action"), ("agent_abort", "action"), ("tampered", "execution")],
+)
+def test_a_run_failure_labels_only_a_task_whose_checks_held(reason: Any, label: str) -> None:
+    task = _task({"expected_actions": ["refund"], "reply_criteria": ["says so"]})
+    failed = Evidence(task_id=task.id, agent="a", termination=Termination(reason=reason))
+    assert (grade(task, failed, passing_judge).outcome, grade(task, failed, passing_judge).primary_label) == (
+        "failure",
+        label,
+    )
+    refunded = failed.model_copy(
+        update={"tool_calls": [ToolCall(index=0, turn=0, node=None, name="refund", arguments={}, status="ok")]}
+    )
+    assert grade(task, refunded, passing_judge).primary_label == "execution"

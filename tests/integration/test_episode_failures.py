@@ -88,7 +88,11 @@ def test_a_bug_in_the_agent_is_a_scored_failure_with_its_traceback(project: CrmP
     )
     result.stdout.fnmatch_lines(["2 task(s): 0 success, 2 failure, 0 not judged, 0 infra"])
     records = load_run(project.path / "out").records
-    assert {(r.outcome, r.termination, r.primary_label) for r in records} == {("failure", "agent_error", "execution")}
+    # Labelled by the first failed check; "execution" only where every check held (spec figure 13).
+    assert {(r.outcome, r.termination, r.primary_label) for r in records} == {
+        ("failure", "agent_error", "action"),
+        ("failure", "agent_error", "execution"),
+    }
 
 
 def test_an_agent_whose_factory_raises_fails_its_tasks(project: CrmProject) -> None:

@@ -162,7 +162,8 @@ def test_case_c_repeated_rejections_end_at_the_turn_limit(payments: CrmProject, 
     result.assert_outcomes(failed=4, deselected=72)
     data = record(payments, CASE_C_ID)
     assert data["evidence"]["termination"]["reason"] == "max_turns"
-    assert (data["verdict"]["outcome"], data["verdict"]["primary_label"]) == ("failure", "execution")
+    # Non-convergence fails the task; its label is its first failed check (spec figure 13).
+    assert (data["verdict"]["outcome"], data["verdict"]["primary_label"]) == ("failure", "action")
     assert [c["status"] for c in data["evidence"]["tool_calls"]] == ["rejected"] * 4
     result.stdout.fnmatch_lines(["*episode ended by max_turns*"])
 

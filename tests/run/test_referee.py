@@ -129,7 +129,7 @@ def test_a_fake_trace_entry_never_reaches_the_evidence(
     assert evidence.tool_calls == []
     # The evidence holds the world as the tool calls left it (here: untouched), not what was written.
     assert evidence.final_state == evidence.initial_state
-    assert all(c.status == "failed" for c in verdict.checks if c.family == "state")
+    assert all(c.status == "failed" for c in verdict.checks if c.name.startswith("state["))
 
 
 def test_tampering_between_two_calls_is_found_at_the_next_call(
@@ -175,7 +175,8 @@ def test_an_agent_that_raises_fails_the_task_with_its_traceback(
             assert evidence.termination.detail is not None
             assert evidence.termination.detail.startswith("the agent raised RuntimeError: giving up on a")
             assert 'raise RuntimeError(f"giving up on a {task.difficulty} task")' in evidence.termination.detail
-            assert (verdict.outcome, verdict.primary_label) == ("failure", "execution")
+            # Labelled by its first failed check (spec figure 13); the crash itself only fails the task.
+            assert (verdict.outcome, verdict.primary_label) == ("failure", "action")
     assert outcomes == {("easy", "success"): 4, ("medium", "failure"): 1, ("hard", "failure"): 1}
 
 

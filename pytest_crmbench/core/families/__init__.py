@@ -49,6 +49,10 @@ def _check_registry(families: tuple[CheckFamily, ...]) -> None:
         values = [getattr(f, attribute) for f in families]
         if len(set(values)) != len(values):
             raise RuntimeError(f"two check families share a {attribute}: {values}")
+    labels = {f.label for f in families}
+    strays = [field.kind for f in families for field in f.fields if field.label and field.label not in labels]
+    if strays:
+        raise RuntimeError(f"contract fields labelled as no family: {strays}")
     kinds = [field.kind for f in families for field in f.fields]
     rows = [field.row for f in families for field in f.fields]
     if len(set(kinds)) != len(kinds) or len(set(rows)) != len(rows):
@@ -60,9 +64,11 @@ FAMILIES: tuple[CheckFamily, ...] = _discover()
 
 LABELS: tuple[str, ...] = tuple(f.label for f in FAMILIES)
 
-LABEL_PRIORITY: tuple[str, ...] = ("execution", *(f.label for f in sorted(FAMILIES, key=lambda f: f.precedence)))
-"""Primary-label priority of spec §A.2, preceded by ``execution``: a model-attributable run failure
-(non-convergence at the limits, an agent abort) fails the task whatever its checks say (spec §A.1)."""
+LABEL_PRIORITY: tuple[str, ...] = (*(f.label for f in sorted(FAMILIES, key=lambda f: f.precedence)), "execution")
+"""Primary-label priority of spec §A.2: a failed task is labelled by its first failed check in this
+order. ``execution`` (non-convergence at the limits, an agent abort or crash, which fail the task
+whatever its checks say, spec §A.1) comes last: figure 13's "tool-call error" slice holds only
+such tasks with no failed check."""
 
 GRADING_ORDER: tuple[CheckFamily, ...] = (
     *(f for f in FAMILIES if not f.judged),

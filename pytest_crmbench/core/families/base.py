@@ -133,6 +133,9 @@ class ContractField(Generic[T]):
     negative: bool = False
     """A negative assertion of spec §B.8 (policy-constrained tasks and negative-check compliance)."""
     default_factory: Callable[[], Any] = list
+    label: str | None = None
+    """The label its verdicts carry when it is not the family's: the spec counts a forbidden end
+    state with the state checks (figures 13 and 14), though a contract writes it under ``forbidden``."""
 
     def of(self, contract: Any) -> T:
         """This field's value in a contract."""

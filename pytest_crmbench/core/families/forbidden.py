@@ -68,9 +68,11 @@ FORBIDDEN_STATE: ContractField[dict[str, Any]] = ContractField(
     unit="leaf paths",
     description="Path -> value (or matcher) that must NOT hold in the final state.",
     keyed=True,
-    # Spec §B.8 counts a forbidden end state with the state checks, not the negative assertions.
+    # The spec counts a forbidden end state with the state checks: not a negative assertion of
+    # §B.8, and labelled "state" in figures 13 and 14.
     negative=False,
     default_factory=dict,
+    label="state",
 )
 
 
@@ -113,9 +115,8 @@ class Forbidden(CheckFamily):
             wanted = described(written, constraint)
             diff = f"{path}: must not be {wanted}, but it is {show(actual)}"
             holds = matches(constraint, actual)
-            yield verdict(
-                self.label, f"forbidden.state[{index}] {path}", not holds, f"not {wanted}", shown(actual), diff
-            )
+            label = FORBIDDEN_STATE.label or self.label
+            yield verdict(label, f"forbidden.state[{index}] {path}", not holds, f"not {wanted}", shown(actual), diff)
 
     def named_tools(self, contract: Any) -> Iterator[tuple[Loc, str]]:
         for i, tool in enumerate(FORBIDDEN_ACTIONS.of(contract)):
