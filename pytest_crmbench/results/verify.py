@@ -4,7 +4,11 @@
 100 % and passed ``crmbench gate``. The trajectories are the evidence, so each record is re-graded
 from its trajectory (a replay on a fresh environment costs milliseconds) against the current
 contracts, which must be the ones the run was made with (the same task-set hash). A run whose
-records disagree with their trajectories is refused, naming the first disagreements.
+records disagree with their trajectories (outcome, termination, a check's status) is refused,
+naming the first disagreements. How failures are labelled is the current grader's: a run is
+ranked with the primary labels and check families its trajectories grade to now, so a grader that
+learnt the spec's labelling relabels old runs instead of refusing them, and an edited label is
+simply not read.
 
 What cannot be checked offline is said, not assumed: reply criteria keep the judge's saved
 verdicts (re-judging needs a model), and a judge that failed leaves an unscored result whose
@@ -14,7 +18,7 @@ re-grade is ``not_judged``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +56,18 @@ class Contracts:
 
 def disagreements(run: SavedRun, contracts: Contracts) -> list[str]:
     """Every way the run's records disagree with its trajectories (empty: the run is what it says)."""
+    return _checked(run, contracts)[0]
+
+
+def _checked(run: SavedRun, contracts: Contracts) -> tuple[list[str], list[ResultRecord]]:
+    """The disagreements, and the records labelled as their trajectories grade now."""
     task_set = run.manifest.get("task_set")
     made_with = task_set.get("hash") if isinstance(task_set, Mapping) else None
     if made_with != contracts.hash:
         return [
             f"it was made with another task set ({made_with or 'unknown'}; the current one is {contracts.hash}):"
             " its results cannot be checked against these contracts (check out the revision it ran)"
-        ]
+        ], run.records
     problems: list[str] = []
     finished = run.manifest.get("finished")
     if isinstance(finished, Mapping) and finished.get("results") != len(run.records):
@@ -69,42 +78,56 @@ def disagreements(run: SavedRun, contracts: Contracts) -> list[str]:
     records = {record.key: record for record in run.records}
     for key in traces.keys() - records.keys():
         problems.append(f"{_label(key)}: a trajectory without a result")
+    labelled = []
     for key, record in records.items():
-        problem = _disagreement(record, traces.get(key), contracts)
+        problem, again = _disagreement(record, traces.get(key), contracts)
         if problem:
             problems.append(f"{_label(key)}: {problem}")
-    return problems
+        labelled.append(_relabelled(record, again) if again is not None else record)
+    return problems, labelled
+
+
+def _relabelled(record: ResultRecord, again: ResultRecord) -> ResultRecord:
+    families = {check.name: check.family for check in again.checks}
+    checks = [check.model_copy(update={"family": families.get(check.name, check.family)}) for check in record.checks]
+    return record.model_copy(update={"primary_label": again.primary_label, "checks": checks})
 
 
 def verified(run: SavedRun, contracts: Contracts) -> SavedRun:
     """``run``, or RunDirError naming the first disagreements."""
-    problems = disagreements(run, contracts)
+    problems, labelled = _checked(run, contracts)
     if problems:
         shown = problems[:SHOWN_PROBLEMS] + (
             [f"... and {len(problems) - SHOWN_PROBLEMS} more"] if len(problems) > SHOWN_PROBLEMS else []
         )
         raise RunDirError(f"{run.path}: refused, its results do not match its trajectories:\n  " + "\n  ".join(shown))
-    return run
+    return replace(run, records=labelled)
 
 
-def _disagreement(record: ResultRecord, trace: Mapping[str, Any] | None, contracts: Contracts) -> str | None:
+def _disagreement(
+    record: ResultRecord, trace: Mapping[str, Any] | None, contracts: Contracts
+) -> tuple[str | None, ResultRecord | None]:
+    """Why the record is not what its trajectory grades to (None: it is), and that re-grade."""
     if trace is None:
         # Only a result the harness could not produce (a worker that died) has no trajectory.
-        return None if record.outcome == "error" else f"results.jsonl says {record.outcome}, but there is no trajectory"
+        missing = (
+            None if record.outcome == "error" else f"results.jsonl says {record.outcome}, but there is no trajectory"
+        )
+        return missing, None
     try:
         regraded = regrade_entry(trace, contracts.tasks, contracts.environments)
     except CrmbenchError as exc:
-        return f"its trajectory cannot be read: {exc}"
+        return f"its trajectory cannot be read: {exc}", None
     if regraded.nondeterminism:
-        return f"its trajectory does not replay: {regraded.nondeterminism[0]}"
+        return f"its trajectory does not replay: {regraded.nondeterminism[0]}", None
     again = regraded.record
     if record.outcome in UNSCORED and again.outcome == "not_judged":
-        return None  # the judge failed on it; only a judge could say more
-    saved = (record.outcome, record.termination, record.primary_label, _statuses(record))
-    graded = (again.outcome, again.termination, again.primary_label, _statuses(again))
+        return None, None  # the judge failed on it; only a judge could say more
+    saved = (record.outcome, record.termination, _statuses(record))
+    graded = (again.outcome, again.termination, _statuses(again))
     if saved != graded:
-        return f"results.jsonl says {_shown(saved)}, its trajectory grades {_shown(graded)}"
-    return None
+        return f"results.jsonl says {_shown(saved)}, its trajectory grades {_shown(graded)}", again
+    return None, again
 
 
 def _statuses(record: ResultRecord) -> tuple[tuple[str, str], ...]:
@@ -112,13 +135,9 @@ def _statuses(record: ResultRecord) -> tuple[tuple[str, str], ...]:
 
 
 def _shown(summary: tuple[Any, ...]) -> str:
-    outcome, termination, label, checks = summary
+    outcome, termination, checks = summary
     failed = [name for name, status in checks if status == "failed"]
-    return (
-        f"{outcome} ({termination}"
-        + (f", {label}" if label else "")
-        + (f"; failed {', '.join(failed)})" if failed else ")")
-    )
+    return f"{outcome} ({termination}" + (f"; failed {', '.join(failed)})" if failed else ")")
 
 
 def _label(key: tuple[str, int]) -> str:

@@ -234,11 +234,26 @@ def test_a_run_whose_results_were_edited_is_refused(
     err = capsys.readouterr().err
     assert f"crmbench: error: {run}: refused, its results do not match its trajectories:" in err
     assert re.search(
-        r"  mini_transfer_retry_01\[t1\]: results.jsonl says success \(user_stop; .*\), its trajectory grades failure \(user_stop, action; failed action\[0\]",
+        r"  mini_transfer_retry_01\[t1\]: results.jsonl says success \(user_stop; .*\), its trajectory grades failure \(user_stop; failed action\[0\]",
         err,
     )
     assert main(["leaderboard", str(run), *contracts(mini_project)]) == ExitCode.BAD_INPUT
     assert "refused, its results do not match its trajectories" in capsys.readouterr().err
+
+
+def test_labels_are_read_from_the_trajectories_not_the_summary(
+    mini_project: CrmProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A label changes no score: an old run labelled by an older grader (or an edited label) is
+    # ranked with the labels its trajectories grade to now, not refused and not believed.
+    mini_project.run("--crm-run-dir=null", "--crm-agent=null")
+    run = mini_project.path / "null"
+    edit_results(run, lambda r: {**r, "primary_label": "order"} if r["outcome"] == "failure" else r)
+    capsys.readouterr()
+    assert main(["leaderboard", str(run), "--json", *contracts(mini_project)]) == ExitCode.OK
+    labels = json.loads(capsys.readouterr().out)["systems"][0]["failure_labels"]
+    assert "order" not in labels
+    assert labels.get("action", 0) > 0
 
 
 def test_a_dropped_failure_is_noticed(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
