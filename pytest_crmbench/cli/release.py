@@ -21,10 +21,16 @@ MUTATIONS_OUT = Path("crm-runs/evidence/mutation_audit.json")
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from pytest_crmbench.release.validate import validate
+    from pytest_crmbench.release.validate import Selection, validate
 
     report = validate(
-        args.tasks, args.envs, args.agents, gold=args.gold, lock=args.write_lock, fuzz_examples=args.fuzz_examples
+        args.tasks,
+        args.envs,
+        args.agents,
+        gold=args.gold,
+        lock=args.write_lock,
+        fuzz_examples=args.fuzz_examples,
+        selection=Selection(tuple(args.domain), tuple(args.task)),
     )
     print("\n".join(report.lines()))
     return ExitCode.OK if report.ok else ExitCode.GATE_FAILED
@@ -82,6 +88,20 @@ def add_commands(commands: Any) -> None:
         default=50,  # release.fuzz.EXAMPLES_PER_TOOL (not imported: --help stays fast)
         metavar="N",
         help="With --gold: call every tool with N schema-valid argument sets; none may crash (0: no fuzz; default %(default)s).",
+    )
+    validate.add_argument(
+        "--domain",
+        action="append",
+        default=[],
+        metavar="DOMAIN",
+        help="Validate only this domain's tasks (repeatable); manifest counts and the lock are then not checked.",
+    )
+    validate.add_argument(
+        "--task",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="Validate only tasks whose id matches this glob (repeatable), e.g. 'payments_transfer_*'.",
     )
     validate.set_defaults(handler=_validate)
 

@@ -6,13 +6,19 @@ replay from a fresh world plus the null-agent, information-sufficiency and contr
 audits. Every problem is collected; the caller prints them together and exits non-zero if there
 is any. With ``--gold``, every tool of the task set's domains is also fuzzed with schema-valid
 arguments (:mod:`pytest_crmbench.release.fuzz`): no tool may crash on what its schema allows.
+
+A :class:`Selection` (``--domain``, ``--task``) validates part of the set for an author's loop:
+only the selected tasks, their domains' worlds, graphs and tools are checked, and only their
+problems reported. What is about the whole set — the manifest's counts and invariants, the lock —
+is checked only without a selection, and a lock is never written from one.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
 from pathlib import Path
 
 from pytest_crmbench.core.display import shown
@@ -30,10 +36,31 @@ from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 from pytest_crmbench.release.world import seed_problems
 
 
+@dataclass(frozen=True)
+class Selection:
+    """Part of a task set: tasks of these domains (none: any) whose ids match one of these globs (none: any)."""
+
+    domains: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.domains or self.tasks)
+
+    def picks(self, record: TaskRecord) -> bool:
+        task = record.task
+        in_domain = not self.domains or task.domain in self.domains
+        return in_domain and (not self.tasks or any(fnmatchcase(task.id, glob) for glob in self.tasks))
+
+    def text(self) -> str:
+        parts = [*(f"domain {d}" for d in self.domains), *(f"task {t}" for t in self.tasks)]
+        return ", ".join(parts)
+
+
 @dataclass
 class ValidationReport:
     tasks: int = 0
     gold: bool = False
+    selection: Selection = field(default_factory=Selection)
     problems: list[SpecError] = field(default_factory=list)
     survivors: list[SpecError] = field(default_factory=list)
     """Surviving mutants of the contract mutation audit: shown, gated through the domain's score."""
@@ -52,8 +79,12 @@ class ValidationReport:
             if self.gold
             else "structure"
         )
+        selected = (
+            f" selected by {self.selection.text()} (manifest counts and lock not checked)" if self.selection else ""
+        )
         summary = (
-            f"crmbench validate: {self.tasks} task(s), {len(self.problems)} problem(s) ({scope}) in {self.seconds:.2f}s"
+            f"crmbench validate: {self.tasks} task(s){selected}, {len(self.problems)} problem(s) ({scope})"
+            f" in {self.seconds:.2f}s"
         )
         written = [f"wrote {shown(self.lock_written)}"] if self.lock_written else []
         survivors = [s.render() for s in self.survivors]
@@ -68,15 +99,28 @@ def validate(
     gold: bool = False,
     lock: bool = False,
     fuzz_examples: int = EXAMPLES_PER_TOOL,
+    selection: Selection = Selection(),  # frozen: one shared empty default is safe
 ) -> ValidationReport:
     """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well.
 
-    ``fuzz_examples``: schema-valid calls per tool with ``gold`` (0: no fuzz).
+    ``fuzz_examples``: schema-valid calls per tool with ``gold`` (0: no fuzz). ``selection``: only
+    part of the set (never with ``lock``).
     """
     started = time.perf_counter()
     gold = gold or lock  # never freeze a release whose gold paths were not replayed
     task_set = load_task_set(tasks_dir, envs_dir, agents_dir)
-    report = ValidationReport(tasks=len(task_set.records), gold=gold, problems=list(task_set.problems))
+    if selection:
+        task_set = _selected(task_set, selection)
+    report = ValidationReport(
+        tasks=len(task_set.records), gold=gold, problems=list(task_set.problems), selection=selection
+    )
+    if selection and lock:
+        report.problems.append(
+            SpecError("a lock covers the whole task set: not written from a selection", file=shown(tasks_dir))
+        )
+        lock = False
+    if selection and not task_set.records:
+        report.problems.append(SpecError(f"no task matches {selection.text()}", file=shown(tasks_dir)))
     manifest = _manifest(tasks_dir, report)
     report.problems.extend(_graph_problems(task_set))
     seeds = list(_seed_problems(task_set))
@@ -94,11 +138,31 @@ def validate(
         domains = {record.task.domain for record in task_set.records}
         used = {d: env for d, env in task_set.environments.items() if d in domains and d not in broken}
         report.problems.extend(fuzz_problems(used, fuzz_examples))
-    if manifest is not None:
+    if manifest is not None and not selection:
         report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _selected(task_set: TaskSet, selection: Selection) -> TaskSet:
+    """The selected records, their domains' environments and graphs, and only their problems."""
+    records = [record for record in task_set.records if selection.picks(record)]
+    ids = {record.task.id for record in records}
+    files = {str(record.shown_path or record.path) for record in records}
+    domains = {record.task.domain for record in records}
+    problems = [
+        p
+        for p in task_set.problems
+        if p.task_id in ids or (p.task_id is None and p.file is not None and str(p.file) in files)
+    ]
+    return replace(
+        task_set,
+        records=records,
+        environments={d: env for d, env in task_set.environments.items() if d in domains},
+        graphs={d: graph for d, graph in task_set.graphs.items() if d in domains},
+        problems=problems,
+    )
 
 
 def _manifest(tasks_dir: Path, report: ValidationReport) -> Manifest | None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.release import validate
+from pytest_crmbench.release.validate import Selection, validate
 from tests.release.conftest import AGENTS, ENVS, MakeTasks, run_validate
 
 
@@ -152,3 +152,24 @@ def test_missing_tasks_directory_is_a_problem_not_a_crash(tmp_path: Path) -> Non
     report = validate(tmp_path / "nope", ENVS, AGENTS)
     assert not report.ok
     assert "no such tasks directory" in report.lines()[0]
+
+
+def test_a_selection_reports_only_its_own_problems(make_tasks: MakeTasks, capsys: pytest.CaptureFixture[str]) -> None:
+    # One broken task in the set, and a manifest whose counts the selection cannot meet: an author
+    # working on another task sees neither; the whole set still sees both.
+    tasks = make_tasks("unknown_tool.yaml", mini=True)
+    manifest = tasks / "manifest.yaml"
+    manifest.write_text(manifest.read_text() + "invariants:\n  tasks_per_domain: {mini: 99}\n")
+    whole = validate(tasks, ENVS, AGENTS, gold=True, fuzz_examples=0)
+    assert {p.task_id for p in whole.problems} >= {"mini_unknown_tool_01", None}
+    one = validate(tasks, ENVS, AGENTS, gold=True, fuzz_examples=0, selection=Selection(tasks=("mini_balance_*",)))
+    assert one.ok, [p.render() for p in one.problems]
+    assert 0 < one.tasks < whole.tasks
+    assert "selected by task mini_balance_*" in one.lines()[-1]
+    broken = validate(tasks, ENVS, AGENTS, selection=Selection(tasks=("mini_unknown_tool_01",)))
+    assert [p.task_id for p in broken.problems] == ["mini_unknown_tool_01"]
+    assert run_validate(tasks, "--domain", "mini", "--write-lock") == 1
+    assert "a lock covers the whole task set: not written from a selection" in capsys.readouterr().out
+    assert not (tasks / "lock.json").exists()
+    assert run_validate(tasks, "--domain", "nope") == 1
+    assert "no task matches domain nope" in capsys.readouterr().out
