@@ -21,6 +21,7 @@ MUTATIONS_OUT = Path("crm-runs/evidence/mutation_audit.json")
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from pytest_crmbench.release.passed import Passes
     from pytest_crmbench.release.validate import Selection, validate
 
     report = validate(
@@ -31,6 +32,7 @@ def _validate(args: argparse.Namespace) -> int:
         lock=args.write_lock,
         fuzz_examples=args.fuzz_examples,
         selection=Selection(tuple(args.domain), tuple(args.task)),
+        passes=Passes(None if args.no_cache else args.cache_dir),
     )
     print("\n".join(report.lines()))
     return ExitCode.OK if report.ok else ExitCode.GATE_FAILED
@@ -103,6 +105,15 @@ def add_commands(commands: Any) -> None:
         metavar="GLOB",
         help="Validate only tasks whose id matches this glob (repeatable), e.g. 'payments_transfer_*'.",
     )
+    validate.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(".crmbench-cache"),  # release.passed.DEFAULT_DIR (not imported: --help stays fast)
+        metavar="DIR",
+        help="Remember checks that passed (the tool fuzz per domain) by a hash of their inputs, so an unchanged"
+        " domain is not checked again (default: %(default)s).",
+    )
+    validate.add_argument("--no-cache", action="store_true", help="Run every check, remembering nothing.")
     validate.set_defaults(handler=_validate)
 
     audit = commands.add_parser(

@@ -19,6 +19,8 @@ from typing import Any
 
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.release.lock import environment_files
+from pytest_crmbench.release.passed import Passes
 
 EXAMPLES_PER_TOOL = 50
 EXTREME_NUMBERS = (1e27, 1e30, -1e30, 1e-30, 10**28, 10**40, 2**63, 1e308, 0.30000000000000004, -0.0)
@@ -33,26 +35,53 @@ class ToolCrashed(Exception):
 
 
 def fuzz_problems(
-    environments: Mapping[str, type[ToolEnvironment]], examples: int = EXAMPLES_PER_TOOL
+    environments: Mapping[str, type[ToolEnvironment]], examples: int = EXAMPLES_PER_TOOL, passes: Passes | None = None
 ) -> list[SpecError]:
-    """One problem per tool that crashed, with the smallest arguments hypothesis found."""
+    """One problem per tool that crashed, with the smallest arguments hypothesis found.
+
+    ``passes``: a domain whose fuzz passed on exactly these inputs (its folder's files, crmbench's
+    source, hypothesis's version, ``examples``) is not fuzzed again.
+    """
     try:
-        import hypothesis  # noqa: F401  # a test dependency: imported only when a release is validated
+        import hypothesis  # a test dependency: imported only when a release is validated
     except ImportError:
         return [SpecError("the tool fuzz needs hypothesis: pip install 'crmbench[release]'", field="tools")]
+    passes = passes or Passes(None)
     problems = []
     for domain in sorted(environments):
         environment = environments[domain]
-        for name in environment.tools:
-            crash = _crash(environment, name, examples)
-            if crash is not None:
-                problems.append(
-                    SpecError(
-                        f"tool {name} crashes on schema-valid arguments {crash.arguments}: {crash.error.get('message')}",
-                        file=_source(environment),
-                        field=name,
-                    )
+        key = _fuzz_key(environment, examples, hypothesis.__version__)
+        if key is not None and passes.known(key, f"fuzz {domain}"):
+            continue
+        found = _domain_problems(environment, examples)
+        if not found and key is not None:
+            passes.remember(key, f"fuzz {domain}")
+        problems.extend(found)
+    return problems
+
+
+def _fuzz_key(environment: type[ToolEnvironment], examples: int, library: str) -> str | None:
+    try:
+        folder = Path(inspect.getfile(environment)).parent
+    except (TypeError, OSError):
+        return None  # an environment defined in code has no files to key it by: always fuzzed
+    if not (folder / "environment.py").is_file():
+        return None  # not a domain folder (envs/<domain>/environment.py): nothing that keys it safely
+    return Passes.key("fuzz", files=environment_files(folder), examples=examples, hypothesis=library)
+
+
+def _domain_problems(environment: type[ToolEnvironment], examples: int) -> list[SpecError]:
+    problems = []
+    for name in environment.tools:
+        crash = _crash(environment, name, examples)
+        if crash is not None:
+            problems.append(
+                SpecError(
+                    f"tool {name} crashes on schema-valid arguments {crash.arguments}: {crash.error.get('message')}",
+                    file=_source(environment),
+                    field=name,
                 )
+            )
     return problems
 
 

@@ -29,6 +29,7 @@ from pytest_crmbench.release.fuzz import EXAMPLES_PER_TOOL, fuzz_problems
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
 from pytest_crmbench.release.mutation.sweep import MutationRun
+from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.sufficiency import information_problems
@@ -67,6 +68,8 @@ class ValidationReport:
     mutation_summary: list[str] = field(default_factory=list)
     lock_written: Path | None = None
     seconds: float = 0.0
+    reused: list[str] = field(default_factory=list)
+    """Checks not run again: they had passed on exactly the same inputs."""
 
     @property
     def ok(self) -> bool:
@@ -87,6 +90,11 @@ class ValidationReport:
             f" in {self.seconds:.2f}s"
         )
         written = [f"wrote {shown(self.lock_written)}"] if self.lock_written else []
+        if self.reused:
+            written.append(
+                f"not run again, passed before on the same files and crmbench ({len(self.reused)}): "
+                + ", ".join(self.reused)
+            )
         survivors = [s.render() for s in self.survivors]
         return survivors + [p.render() for p in self.problems] + written + self.mutation_summary + [summary]
 
@@ -100,11 +108,13 @@ def validate(
     lock: bool = False,
     fuzz_examples: int = EXAMPLES_PER_TOOL,
     selection: Selection = Selection(),  # frozen: one shared empty default is safe
+    passes: Passes | None = None,
 ) -> ValidationReport:
     """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well.
 
     ``fuzz_examples``: schema-valid calls per tool with ``gold`` (0: no fuzz). ``selection``: only
-    part of the set (never with ``lock``).
+    part of the set (never with ``lock``). ``passes``: where checks that passed are remembered
+    by their inputs (today the tool fuzz of each domain), so an unchanged domain is not fuzzed again.
     """
     started = time.perf_counter()
     gold = gold or lock  # never freeze a release whose gold paths were not replayed
@@ -137,7 +147,9 @@ def validate(
     if gold and fuzz_examples > 0:
         domains = {record.task.domain for record in task_set.records}
         used = {d: env for d, env in task_set.environments.items() if d in domains and d not in broken}
-        report.problems.extend(fuzz_problems(used, fuzz_examples))
+        remembered = passes or Passes(None)
+        report.problems.extend(fuzz_problems(used, fuzz_examples, remembered))
+        report.reused = remembered.reused
     if manifest is not None and not selection:
         report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)
