@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="crmbench",
         description="CRM agent benchmark tools. Run the benchmark itself with pytest.",
-        epilog="Exit codes: 0 ok, 1 a gate or check failed, 2 unreadable input, 3 internal error, 4 usage error.",
+        epilog="Exit codes: 0 ok, 1 a gate or check failed, 2 unreadable input, 3 internal error, 4 usage error"
+        " (a pytest run uses the same codes, and 5 when it collected nothing).",
     )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     schema = commands.add_parser("schema", help="Print the JSON Schema of task files (or of trajectories).")

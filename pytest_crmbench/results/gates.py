@@ -152,7 +152,7 @@ def compare(
         (s1, n1), (s0, n0) = group.now, group.before
         drop = (Fraction(s0, n0) - Fraction(s1, n1)) * 100
         line = f"{name}: {_pct(s1, n1)} vs baseline {_pct(s0, n0)}"
-        test = f"{group.test} p = {paired.format_p(group.p_value)}"
+        test = f"{group.test} {paired.p_phrase(group.p_value)}"
         if drop > Fraction(str(max_drop)):
             exceeds = f"{line}: drop of {float(drop):.2f} pp exceeds --crm-max-drop={max_drop:g}"
             if alpha is None:

@@ -81,7 +81,7 @@ class Comparison:
         low, high = self.interval.low * 100, self.interval.high * 100
         return (
             f"{self.difference * 100:+.2f} pp [{low:+.1f}, {high:+.1f}] over {len(self.pairs)} paired task(s); "
-            f"{self.test} p = {format_p(self.p_value)}"
+            f"{self.test} {p_phrase(self.p_value)}"
         )
 
     def as_json(self) -> dict[str, Any]:
@@ -103,7 +103,13 @@ def _pair_json(pair: TaskPair) -> dict[str, Any]:
 
 
 def format_p(p: float) -> str:
+    """A p-value as a table cell shows it: ``0.031``, or ``< 0.001``."""
     return "< 0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def p_phrase(p: float) -> str:
+    """A p-value in a sentence: ``p = 0.031``, or ``p < 0.001`` (never ``p = < 0.001``)."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
 def _tally(records: Iterable[ResultRecord]) -> dict[str, tuple[str, int, int]]:

@@ -85,3 +85,13 @@ def test_the_exit_code_survives_a_closed_pipe(
     monkeypatch.setattr(cli.os, "dup2", lambda fd, fd2: None)  # keep pytest's own stdout intact
     assert cli.main(["gate", str(tmp_path / "missing")]) == ExitCode.BAD_INPUT
     assert cli.main(["schema"]) == ExitCode.OK
+
+
+def test_help_lists_every_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
+    from pytest_crmbench.core.exitcodes import ExitCode
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for code in ExitCode:
+        assert f"{int(code)} " in text.split("Exit codes:", 1)[1], code

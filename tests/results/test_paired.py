@@ -53,3 +53,11 @@ def test_flip_lines_name_at_most_the_limit() -> None:
         "better: none",
     ]
     assert comparison.summary().endswith("over 5 paired task(s); exact McNemar p = 0.062")
+
+
+def test_a_small_p_value_reads_as_a_sentence() -> None:
+    from pytest_crmbench.results.paired import format_p, p_phrase
+
+    assert p_phrase(0.0004) == "p < 0.001"
+    assert p_phrase(0.0312) == "p = 0.031"
+    assert format_p(0.0004) == "< 0.001"  # a table cell, under a "p" heading
