@@ -88,10 +88,8 @@ def test_the_exit_code_survives_a_closed_pipe(
 
 
 def test_help_lists_every_exit_code(capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_crmbench.core.exitcodes import ExitCode
-
     with pytest.raises(SystemExit):
-        main(["--help"])
+        cli.main(["--help"])
     text = " ".join(capsys.readouterr().out.split())
     for code in ExitCode:
         assert f"{int(code)} " in text.split("Exit codes:", 1)[1], code
