@@ -9,6 +9,7 @@ Each handler is one library call and its printing; the exit status is
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ def _validate(args: argparse.Namespace) -> int:
         fuzz_examples=args.fuzz_examples,
         selection=Selection(tuple(args.domain), tuple(args.task)),
         passes=Passes(None if args.no_cache else args.cache_dir),
+        progress=lambda line: print(line, file=sys.stderr, flush=True),  # stdout keeps the report alone
     )
     print("\n".join(report.lines()))
     return ExitCode.OK if report.ok else ExitCode.GATE_FAILED

@@ -16,7 +16,8 @@ is checked only without a selection, and a lock is never written from one.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from fnmatch import fnmatchcase
 from pathlib import Path
@@ -109,12 +110,14 @@ def validate(
     fuzz_examples: int = EXAMPLES_PER_TOOL,
     selection: Selection = Selection(),  # frozen: one shared empty default is safe
     passes: Passes | None = None,
+    progress: Callable[[str], None] = lambda line: None,
 ) -> ValidationReport:
     """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well.
 
     ``fuzz_examples``: schema-valid calls per tool with ``gold`` (0: no fuzz). ``selection``: only
     part of the set (never with ``lock``). ``passes``: where checks that passed are remembered
     by their inputs (today the tool fuzz of each domain), so an unchanged domain is not fuzzed again.
+    ``progress``: told each stage and domain as it starts (the gate takes a minute or more).
     """
     started = time.perf_counter()
     gold = gold or lock  # never freeze a release whose gold paths were not replayed
@@ -137,7 +140,12 @@ def validate(
     report.problems.extend(problem for _, problem in seeds)
     broken = {domain for domain, _ in seeds}  # no episode can start in a broken world: replay nothing there
     mutations = MutationRun(task_set, manifest)
+    stages = "structure, gold replay and audits" if gold else "structure"
+    counts, current = Counter(record.task.domain for record in task_set.records), None
     for record in task_set.records:
+        if record.task.domain != current:
+            current = record.task.domain
+            progress(f"crmbench validate: {current}: {counts[current]} task(s), {stages}")
         replay = gold and record.task.domain not in broken
         report.problems.extend(_record_problems(record, task_set, manifest, mutations if replay else None))
     if gold:
@@ -148,6 +156,7 @@ def validate(
         domains = {record.task.domain for record in task_set.records}
         used = {d: env for d, env in task_set.environments.items() if d in domains and d not in broken}
         remembered = passes or Passes(None)
+        progress(f"crmbench validate: tool fuzz of {len(used)} domain(s), {fuzz_examples} example(s) per tool")
         report.problems.extend(fuzz_problems(used, fuzz_examples, remembered))
         report.reused = remembered.reused
     if manifest is not None and not selection:

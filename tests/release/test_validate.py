@@ -173,3 +173,11 @@ def test_a_selection_reports_only_its_own_problems(make_tasks: MakeTasks, capsys
     assert not (tasks / "lock.json").exists()
     assert run_validate(tasks, "--domain", "nope") == 1
     assert "no task matches domain nope" in capsys.readouterr().out
+
+
+def test_the_gate_says_what_it_is_doing(make_tasks: MakeTasks) -> None:
+    tasks = make_tasks(mini=True)
+    said: list[str] = []
+    validate(tasks, ENVS, AGENTS, gold=True, fuzz_examples=1, progress=said.append)
+    assert said[0] == "crmbench validate: mini: 6 task(s), structure, gold replay and audits"
+    assert said[-1] == "crmbench validate: tool fuzz of 1 domain(s), 1 example(s) per tool"
