@@ -43,12 +43,16 @@ class Record(BaseModel):
     ``id_prefix`` is the prefix of ids :meth:`ToolEnvironment.insert` generates (``XFER`` ->
     ``XFER-HD10VI``). ``id_field`` names the field holding the record's own id; by default
     ``<snake_case class name>_id`` when the model has that field (``PaymentMethod`` ->
-    ``payment_method_id``), else None (the key alone is the id). ``owner_field`` names the field
+    ``payment_method_id``), else None (the key alone is the id). Defaults are validated and stored
+    in canonical form like any other value. ``owner_field`` names the field
     that binds a record to a customer, for ``get(..., owner=...)``. ``noun`` is how rejections
     name the record ("No payment method with id ..."), from the class name by default.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Defaults are validated like any value: ``Field(default=0)`` on money is stored as
+    # ``Decimal("0.00")``, as the canonical tree requires, not as the int 0 (which once passed the
+    # gate and failed pytest on a serializer warning).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_default=True)
 
     id_prefix: ClassVar[str] = ""
     id_field: ClassVar[str | None] = None
