@@ -23,7 +23,7 @@ from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.grading import ReplyJudge
 from pytest_crmbench.grading.checks import declared_at
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
-from pytest_crmbench.plugin.recorder import record_settings_key
+from pytest_crmbench.plugin.runoptions import record_settings_key
 from pytest_crmbench.plugin.stash import (
     environments,
     evidence_key,

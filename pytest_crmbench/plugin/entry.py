@@ -21,6 +21,7 @@ from pytest_crmbench.plugin.forget import ForgetFinished
 from pytest_crmbench.plugin.modelcheck import Preflight
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.runahead import RunAhead
+from pytest_crmbench.plugin.runoptions import record_settings_key, resolve_record_settings
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
 from pytest_crmbench.reference.catalog import load_factory
@@ -45,7 +46,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
     config.pluginmanager.register(ForgetFinished(), "crmbench-forget")
-    recorder.configure(config, settings, is_worker(config))
+    record_settings = resolve_record_settings(config, settings)
+    config.stash[record_settings_key] = record_settings
+    recorder.configure(config, settings, record_settings, is_worker(config))
     if not is_worker(config):
         summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
