@@ -14,7 +14,7 @@ import pytest
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors, UnknownDomainError
 from pytest_crmbench.core.evidence import Evidence
-from pytest_crmbench.core.loader import TaskRecord, field_line, load_task_file
+from pytest_crmbench.core.loader import TaskIds, TaskRecord, field_line, load_task_file
 from pytest_crmbench.core.spec import DIFFICULTIES, Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import User
@@ -74,7 +74,11 @@ class TaskFile(pytest.File):
         try:
             records = load_task_file(self.path, display_path=path)
             _check_domains(records, environments(self.config), path)
-            _check_unique_ids(records, self.config.stash.setdefault(task_ids_key, {}))
+            ids = self.config.stash.setdefault(task_ids_key, TaskIds())
+            duplicates = ids.duplicates(records)
+            if duplicates:
+                raise SpecErrors(duplicates)
+            ids.add(records)
         except CrmbenchError as exc:
             raise self.CollectError(str(exc)) from None
         trials = settings.trials
@@ -113,25 +117,6 @@ def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolE
             )
     if errors:
         raise SpecErrors(errors)
-
-
-def _check_unique_ids(records: list[TaskRecord], seen: dict[str, str]) -> None:
-    """Task ids are unique in the whole collected set, not only within a file: results are keyed by
-    id, so a second file's copy would overwrite the first's result (issue 11 item 3)."""
-    errors = [
-        SpecError(
-            f"duplicate task id (also defined at {seen[record.task.id]})",
-            file=record.shown_path,
-            line=record.line,
-            task_id=record.task.id,
-            field="id",
-        )
-        for record in records
-        if record.task.id in seen
-    ]
-    if errors:
-        raise SpecErrors(errors)
-    seen.update((record.task.id, record.location) for record in records)
 
 
 class TaskItem(pytest.Function):

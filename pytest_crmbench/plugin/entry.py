@@ -117,9 +117,11 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         base_seed=required_value(config, "crm_seed"),
         limits=limits,
         trials=required_value(config, "crm_trials"),
-        env_dirs=tuple(root / d for d in config.getini("crm_env_dirs")),
+        env_dirs=tuple(root / d for d in option_value(config, "crm_env_dirs")),
         content_root=root,
-        task_files=TaskFiles(tuple(config.getini("crm_task_files")), tuple(config.getini("crm_task_exclude"))),
+        task_files=TaskFiles(
+            tuple(option_value(config, "crm_task_files")), tuple(option_value(config, "crm_task_exclude"))
+        ),
     )
 
 
