@@ -88,19 +88,11 @@ class TaskFile(pytest.File):
             # 0-based like Evidence.trial and seeds, and shown 1-based: id[t1] ... id[tk].
             for trial in range(trials):
                 name = record.task.id if trials == 1 else f"{record.task.id}[t{trial + 1}]"
-                # Every item of a file requests the same fixtures; computing the closure once per
-                # file instead of once per item is a third of collection time at 555 tasks.
-                shared = {"fixtureinfo": items[0]._fixtureinfo} if items else {}
-                items.append(
-                    TaskItem.from_parent(
-                        self,
-                        name=name,
-                        callobj=run_crm_task,
-                        record=record,
-                        trial=trial,
-                        **shared,
-                    )
-                )
+                # pytest computes each item's fixture closure (no private ``_fixtureinfo`` shared
+                # across a file's items): measured on the 555 shipped tasks, that is 555
+                # getfixtureinfo calls, 0.34 s under cProfile, and no difference in wall time
+                # beyond the noise (3.5-4.4 s collection either way, issue 25).
+                items.append(TaskItem.from_parent(self, name=name, callobj=run_crm_task, record=record, trial=trial))
         return items
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
 from pytest_crmbench.core.taskfiles import TaskFiles
@@ -85,13 +85,9 @@ def list_task_markers(config: pytest.Config) -> None:
     """``pytest --markers`` runs before collection: read the task files now so their domains and
     capability tags are listed too (only then: it costs a parse of every task file)."""
     settings = config.stash[settings_key]
-    for path in settings.task_files.find(settings.content_root):
-        try:
-            records = load_task_file(path)
-        except CrmbenchError:
-            continue  # a broken file is reported where it is collected, not here
-        for record in records:
-            register_markers(config, record.task)
+    # A broken file is reported where it is collected, not here.
+    for record in load_task_files(settings.task_files.find(settings.content_root)).records:
+        register_markers(config, record.task)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile | None:
