@@ -9,6 +9,7 @@ nothing unless an error needs the line of a nested field.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -107,6 +108,68 @@ def load_task_file(path: Path, *, display_path: str | None = None) -> list[TaskR
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecErrors([SpecError(f"cannot read task file: {exc}", file=shown)]) from None
     return parse_task_text(text, path=path, display_path=shown)
+
+
+class TaskIds:
+    """Where each task id of a task set was first defined. Ids are unique in the whole set, not
+    only within a file: results are keyed by id, so a second file's copy would overwrite the first's
+    result (issue 11 item 3)."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, str] = {}
+        """Task id -> ``file:line`` of its first definition."""
+
+    def duplicates(self, records: list[TaskRecord]) -> list[SpecError]:
+        """A problem for each record whose id an earlier file took."""
+        return [
+            SpecError(
+                f"duplicate task id (first defined at {self.first[record.task.id]})",
+                file=record.shown_path or str(record.path),
+                line=record.line_at(("id",)),
+                task_id=record.task.id,
+                field="id",
+            )
+            for record in records
+            if record.task.id in self.first
+        ]
+
+    def add(self, records: list[TaskRecord]) -> None:
+        for record in records:
+            self.first.setdefault(record.task.id, record.location)
+
+
+@dataclass
+class LoadedTasks:
+    """The records of a task set's files, and every problem found loading them."""
+
+    records: list[TaskRecord] = field(default_factory=list)
+    problems: list[SpecError] = field(default_factory=list)
+
+    def raise_problems(self) -> None:
+        if self.problems:
+            raise SpecErrors(self.problems)
+
+
+def load_task_files(paths: list[Path], display: Callable[[Path], str] = str) -> LoadedTasks:
+    """The one loader of a task set: every file is read (a broken file does not hide the next one's
+    problems); a record whose id an earlier file took is a problem and is left out.
+
+    ``display`` names a file in messages (relative to the rootdir, say).
+    """
+    loaded = LoadedTasks()
+    ids = TaskIds()
+    for path in paths:
+        try:
+            records = load_task_file(path, display_path=display(path))
+        except SpecErrors as exc:
+            loaded.problems.extend(exc.errors)
+            continue
+        duplicates = ids.duplicates(records)
+        loaded.problems.extend(duplicates)
+        fresh = [record for record in records if record.task.id not in ids.first] if duplicates else records
+        ids.add(fresh)
+        loaded.records.extend(fresh)
+    return loaded
 
 
 def parse_yaml(text: str, shown: str) -> tuple[Any, yaml.Node | None]:

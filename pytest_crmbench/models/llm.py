@@ -269,6 +269,15 @@ def import_for_good(name: str) -> ModuleType:
     in docs/performance.md. The pause is process-wide, so another thread that allocates meanwhile
     (collection, when the import runs in the background) goes uncollected for those seconds too.
     A module imported already is only looked up: the process pays for this once.
+
+    Why freeze, although it is process-wide too (issue 25): Python has no way to freeze only the
+    import's objects, so whatever else is alive at that moment (pytest's and the user's objects)
+    is frozen with them. Frozen objects are still freed by reference counting; only a reference
+    cycle among them is never collected. Against that, measured after litellm's import (380,315
+    objects frozen): a full collection costs 0 ms frozen against 270-290 ms not frozen on a loaded
+    2-core machine (90 ms quiet), 1.03 s in a 73-task run at 16-way, where pause and freeze together
+    took the efficiency from 0.59 to 0.64. Only a model run imports litellm; a gold run and
+    collection never reach here.
     """
     if name in sys.modules:
         return importlib.import_module(name)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
 from pytest_crmbench.core.taskfiles import TaskFiles
@@ -21,6 +21,7 @@ from pytest_crmbench.plugin.forget import ForgetFinished
 from pytest_crmbench.plugin.modelcheck import Preflight
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.runahead import RunAhead
+from pytest_crmbench.plugin.runoptions import record_settings_key, resolve_record_settings
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
 from pytest_crmbench.reference.catalog import load_factory
@@ -45,7 +46,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
     config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
     config.pluginmanager.register(ForgetFinished(), "crmbench-forget")
-    recorder.configure(config, settings, is_worker(config))
+    record_settings = resolve_record_settings(config, settings)
+    config.stash[record_settings_key] = record_settings
+    recorder.configure(config, settings, record_settings, is_worker(config))
     if not is_worker(config):
         summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
@@ -82,13 +85,9 @@ def list_task_markers(config: pytest.Config) -> None:
     """``pytest --markers`` runs before collection: read the task files now so their domains and
     capability tags are listed too (only then: it costs a parse of every task file)."""
     settings = config.stash[settings_key]
-    for path in settings.task_files.find(settings.content_root):
-        try:
-            records = load_task_file(path)
-        except CrmbenchError:
-            continue  # a broken file is reported where it is collected, not here
-        for record in records:
-            register_markers(config, record.task)
+    # A broken file is reported where it is collected, not here.
+    for record in load_task_files(settings.task_files.find(settings.content_root)).records:
+        register_markers(config, record.task)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> TaskFile | None:
@@ -114,9 +113,11 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         base_seed=required_value(config, "crm_seed"),
         limits=limits,
         trials=required_value(config, "crm_trials"),
-        env_dirs=tuple(root / d for d in config.getini("crm_env_dirs")),
+        env_dirs=tuple(root / d for d in option_value(config, "crm_env_dirs")),
         content_root=root,
-        task_files=TaskFiles(tuple(config.getini("crm_task_files")), tuple(config.getini("crm_task_exclude"))),
+        task_files=TaskFiles(
+            tuple(option_value(config, "crm_task_files")), tuple(option_value(config, "crm_task_exclude"))
+        ),
     )
 
 

@@ -74,7 +74,7 @@ def resolve(config: pytest.Config, agent: str | None, content_root: Path) -> Mod
     )
     if (settings.agent or settings.user or settings.judge) and not litellm_installed():
         raise pytest.UsageError(MISSING_LITELLM)  # one line, not a traceback per task (issue 12)
-    graph_dirs = tuple(content_root / d for d in config.getini("crm_graph_dirs"))
+    graph_dirs = tuple(content_root / d for d in option_value(config, "crm_graph_dirs"))
     concurrency = required_value(config, "crm_concurrency")
     dist = getattr(config.option, "dist", "no")
     if concurrency > 1 and dist not in ("no", "load"):

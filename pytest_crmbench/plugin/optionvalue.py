@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -40,3 +41,18 @@ def required_value(config: pytest.Config, name: str) -> Any:
     if value is None:
         raise pytest.UsageError(f"ini option {name} must not be empty")
     return value
+
+
+def path_value(config: pytest.Config, name: str) -> Path | None:
+    """A folder option: ``--crm-x`` relative to where pytest was started, else the ini value
+    ``crm_x`` relative to the rootdir (where the ini file is); resolved, None when unset."""
+    given = config.getoption(name, None) if BY_NAME[name].flag else None
+    if given:
+        return (config.invocation_params.dir / str(given)).resolve()
+    value = option_value(config, name) if BY_NAME[name].ini is not None else None
+    return (config.rootpath / str(value)).resolve() if value else None
+
+
+def on_command_line(config: pytest.Config, name: str) -> bool:
+    """Whether ``--crm-x`` itself was given (not its ini twin)."""
+    return BY_NAME[name].flag and config.getoption(name, None) not in (None, "")

@@ -1,33 +1,33 @@
-"""Runs: the ``--crm-*`` options of issue 5 and the controller-side plugin that records a run.
+"""The controller's record of a run, registered as ``crmbench-recorder`` (never on an xdist worker).
 
-:class:`RunRecorder` exists only on the controller (never on an xdist worker). It receives each
-finished item's record on its test report, appends it to ``results.jsonl``, turns a collected
-item without a result (a crashed worker, a fixture error) into an ``error`` row, writes the
-leaderboard at session end and applies the CI gates to
-the exit status (the terminal lines are :mod:`~pytest_crmbench.plugin.summary`'s). :class:`ResumeFilter`
-runs wherever items are collected and deselects those a resumed run already has.
+:class:`RunRecorder` receives each finished item's record on its test report (the worker side is
+:func:`pytest_crmbench.plugin.collect.run_crm_task`, which puts it in ``user_properties``), appends
+it to ``results.jsonl``, turns a collected item without a result (a crashed worker, a fixture error)
+into an ``error`` row, and at session end writes the leaderboard and ``report.html`` and applies the
+gates to the exit status. What it delegates: the options (:mod:`.runoptions`), the manifest
+(:mod:`.runmanifest`), node ids (:mod:`.nodeids`), resuming (:mod:`.resume`), saved runs
+(:mod:`.savedruns`), the leaderboard and report (:mod:`.runreport`), the exit status (:mod:`.gate`);
+the terminal lines are :mod:`.summary`'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_crmbench import __version__
-from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.core.evidence import jsonable
-from pytest_crmbench.core.redaction import redact, redacted_text
-from pytest_crmbench.plugin.optionvalue import option_value
+from pytest_crmbench.core.redaction import redacted_text
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.plugin import gate, resume, runreport, savedruns
+from pytest_crmbench.plugin.nodeids import is_task_nodeid, split_nodeid
+from pytest_crmbench.plugin.runmanifest import build_manifest, system_name
+from pytest_crmbench.plugin.runoptions import RecordSettings
 from pytest_crmbench.plugin.stash import environments
-from pytest_crmbench.results import leaderboard, paired, tables
-from pytest_crmbench.results.gates import Gates, GateVerdict, evaluate
-from pytest_crmbench.results.html import REPORT_HTML, write_report
+from pytest_crmbench.results import leaderboard, tables
+from pytest_crmbench.results.gates import GateVerdict
 from pytest_crmbench.results.records import (
     RESULT_PROPERTY,
     TRACE_PROPERTY,
@@ -39,179 +39,16 @@ from pytest_crmbench.results.records import (
     summary_of,
     utc_now,
 )
-from pytest_crmbench.results.rundir import (
-    FORMAT,
-    RunDir,
-    RunDirError,
-    SavedRun,
-    default_run_dir,
-    git_commit,
-    load_run,
-    resume_mismatches,
-)
-from pytest_crmbench.results.runset import finished
+from pytest_crmbench.results.rundir import RunDir, RunDirError
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
-from pytest_crmbench.results.sources import load_sources
-from pytest_crmbench.results.verify import Contracts, verified
 from pytest_crmbench.run.settings import RunSettings
 
-DONE_INPUT = "crm_done"
-"""``workerinput`` key: the (task id, trial) pairs a resumed run already has."""
-_TRIAL_SUFFIX = re.compile(r"^(?P<task>.+)\[t(?P<trial>\d+)\]$")
-
-
-@dataclass(frozen=True)
-class RecordSettings:
-    run_dir: Path | None
-    """Where this run is written; None: not written (a gold run without ``--crm-run-dir``)."""
-    resume: Path | None
-    gates: Gates
-    html: bool = True
-    """Write ``report.html`` into the run directory at the end."""
-
-
-record_settings_key = pytest.StashKey[RecordSettings]()
 recorder_key = pytest.StashKey["RunRecorder"]()
-
-
-def _cli_path(config: pytest.Config, value: str) -> Path:
-    return (config.invocation_params.dir / value).resolve()
-
-
-def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> RecordSettings:
-    """Command line over ini; decides whether this run is written, and where."""
-    resume = config.getoption("crm_resume")
-    resume_dir = _cli_path(config, resume) if resume else None
-    given = config.getoption("crm_run_dir")
-    ini = str(config.getini("crm_run_dir")).strip()
-    run_dir = _cli_path(config, given) if given else (config.rootpath / ini).resolve() if ini else None
-    if resume_dir is not None:
-        if given and run_dir != resume_dir:
-            raise pytest.UsageError("--crm-resume continues its own run directory; drop --crm-run-dir")
-        run_dir = resume_dir
-    elif run_dir is None and (settings.agent != "gold" or model_of(settings)):
-        # Gold runs are the benchmark's self-test (plain `pytest` in this repository): they are
-        # not results worth keeping unless asked. Every other agent or model writes its run.
-        run_dir = default_run_dir(config.rootpath, system_name(settings))
-    compare = config.getoption("crm_compare")
-    compare_ini = str(config.getini("crm_compare")).strip()
-    gates = Gates(
-        fail_under=option_value(config, "crm_fail_under"),
-        compare=_cli_path(config, compare) if compare else (config.rootpath / compare_ini) if compare_ini else None,
-        max_drop=option_value(config, "crm_max_drop"),
-        max_infra=option_value(config, "crm_max_infra"),
-        significance=option_value(config, "crm_significance"),
-    )
-    if gates.max_drop is not None and gates.compare is None:
-        raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
-    if gates.significance is not None and gates.compare is None:
-        raise pytest.UsageError("--crm-significance needs --crm-compare=BASELINE_RUN")
-    return RecordSettings(run_dir=run_dir, resume=resume_dir, gates=gates, html=_yes(config, "crm_html"))
-
-
-def _yes(config: pytest.Config, name: str) -> bool:
-    return bool(option_value(config, name) != "no")
-
-
-def system_name(settings: RunSettings) -> str:
-    """A run's system in leaderboards: its model, else its agent."""
-    return model_of(settings) or settings.agent
-
-
-def models(settings: RunSettings) -> dict[str, Any]:
-    """Model and provider ids per role (the provider is the litellm prefix, e.g. ``openai``)."""
-    ids = {"agent": settings.models.agent, "user": settings.models.user, "judge": settings.models.judge}
-    return {
-        **ids,
-        "providers": {role: model.split("/", 1)[0] if model and "/" in model else None for role, model in ids.items()},
-    }
-
-
-def sampling(settings: RunSettings) -> dict[str, Any]:
-    """What shapes the model's answers (part of the resume check); the API base without credentials."""
-    chosen = settings.models
-    return {
-        "temperature": chosen.temperature,
-        "max_tokens": chosen.max_tokens,
-        "api_base": redact(chosen.api_base),
-        "prices": sorted(chosen.prices),
-    }
-
-
-def execution(settings: RunSettings) -> dict[str, Any]:
-    """How calls are made, not what they answer: a resumed run may change these (say, lower the
-    concurrency after rate limits killed it)."""
-    chosen = settings.models
-    return {"request_timeout_s": chosen.timeout_s, "retries": chosen.retries, "concurrency": settings.concurrency}
-
-
-def build_manifest(
-    config: pytest.Config, settings: RunSettings, task_set: RunTasks | None, problem: str | None
-) -> dict[str, Any]:
-    """What ran, without a secret: never the environment; arguments are scrubbed of credentials."""
-    ids = models(settings)
-    manifest = {
-        "format": FORMAT,
-        "benchmark_version": __version__,
-        "created_at": utc_now(),
-        "system": system_name(settings),
-        "task_set": {
-            "hash": task_set.hash if task_set else None,
-            "files": task_set.files if task_set else [],
-            "tasks": len(task_set.tasks) if task_set else 0,
-            "environments": task_set.environments if task_set else {},
-            "lock": task_set.lock if task_set else None,
-            **({"error": problem} if problem else {}),
-        },
-        "agent": settings.agent,
-        "models": ids,
-        "sampling": jsonable(sampling(settings)),
-        "execution": execution(settings),
-        "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
-        "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
-        "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},
-        "env_dirs": [shown(p, config.rootpath) for p in settings.env_dirs],
-        "pytest": {
-            "args": list(config.invocation_params.args),
-            "xdist_workers": jsonable(config.getoption("numprocesses", None)),
-            "dist": jsonable(config.getoption("dist", None)),
-        },
-        "git": git_commit(config.rootpath),
-    }
-    return redact(manifest)
-
-
-def split_nodeid(nodeid: str) -> tuple[str, int]:
-    """(task id, 0-based trial) of a task item's node id (``...::id`` or ``...::id[t2]``)."""
-    name = nodeid.rsplit("::", 1)[-1]
-    match = _TRIAL_SUFFIX.match(name)
-    return (match["task"], int(match["trial"]) - 1) if match else (name, 0)
-
-
-def is_task_nodeid(nodeid: str) -> bool:
-    return nodeid.split("::", 1)[0].endswith((".yaml", ".yml")) and "::" in nodeid
 
 
 def _last_line(report: pytest.TestReport) -> str:
     text = report.longreprtext.strip()
     return redacted_text(text.splitlines()[-1] if text else f"{report.when} {report.outcome}", 500)
-
-
-class ResumeFilter:
-    """Deselects items that already have a scored result (infra and error results are re-run)."""
-
-    def __init__(self, done: set[tuple[str, int]]) -> None:
-        self.done = done
-
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        skipped = [item for item in items if self._done(item)]
-        if skipped:
-            items[:] = [item for item in items if not self._done(item)]
-            config.hook.pytest_deselected(items=skipped)
-
-    def _done(self, item: pytest.Item) -> bool:
-        record = getattr(item, "record", None)
-        return record is not None and (record.task.id, getattr(item, "trial", 0)) in self.done
 
 
 class RunRecorder:
@@ -233,12 +70,15 @@ class RunRecorder:
         self._task_set: RunTasks | None = None
         self._task_set_problem: str | None = None
         self.run_dir = RunDir(options.run_dir) if options.run_dir else None
-        self.manifest = self._manifest() if self.run_dir else None
+        self.manifest = (
+            build_manifest(config, settings, self.task_set(), self._task_set_problem) if self.run_dir else None
+        )
         self._manifest_written = False
         self.write_failure: str | None = None
         """Why the run directory could not be written (a full disk, say); later writes are skipped."""
         self.unsaved = 0
-        self.baseline = self._baseline()
+        compare = options.gates.compare
+        self.baseline = savedruns.baseline(compare, self.task_set(), self._envs) if compare else None
         if options.resume is not None:
             self._resume(options.resume)
         if self.run_dir is not None and not config.option.collectonly:
@@ -259,60 +99,24 @@ class RunRecorder:
                 self._task_set_problem = str(exc).splitlines()[0]
         return self._task_set
 
-    def _manifest(self) -> dict[str, Any]:
-        return build_manifest(self.config, self.settings, self.task_set(), self._task_set_problem)
-
-    def _load(self, path: Path, option: str) -> SavedRun:
-        try:
-            return load_run(path)
-        except RunDirError as exc:
-            raise pytest.UsageError(f"{option}: {exc}") from None
-
-    def _verify(self, saved: SavedRun, option: str) -> None:
-        """Check a saved run against its trajectories with this session's contracts (issue 11 item 9)."""
-        task_set = self.task_set()
-        if task_set is None:
-            return  # collection reports the broken task files
-        try:
-            verified(saved, Contracts(task_set.tasks, environments(self.config), task_set.hash))
-        except CrmbenchError as exc:
-            raise pytest.UsageError(f"{option}: {exc}") from None
-
-    def _saved_run(self, path: Path, option: str) -> SavedRun:
-        saved = self._load(path, option)
-        self._verify(saved, option)
-        return saved
-
-    def _baseline(self) -> list[ResultRecord] | None:
-        if self.options.gates.compare is None:
-            return None
-        saved = self._saved_run(self.options.gates.compare, "--crm-compare")
-        if not finished(saved):
-            raise pytest.UsageError(f"--crm-compare: {saved.path} did not finish; complete it with --crm-resume first")
-        return saved.records
+    def _envs(self) -> dict[str, type[ToolEnvironment]]:
+        return environments(self.config)
 
     def _resume(self, path: Path) -> None:
-        saved = self._load(path, "--crm-resume")
+        saved = savedruns.load(path, "--crm-resume")
         assert self.manifest is not None
-        problems = resume_mismatches(saved.manifest, self.manifest)
-        if problems:
-            raise pytest.UsageError(
-                f"--crm-resume: {path} was run with other settings; start a new run instead:\n  "
-                + "\n  ".join(problems)
-            )
-        self._verify(saved, "--crm-resume")
+        manifest = resume.resumed_manifest(saved, self.manifest, utc_now())
+        savedruns.verify(saved, "--crm-resume", self.task_set(), self._envs)
         self.previous = {r.key: summary_of(r) for r in saved.records}
-        self.manifest = {**saved.manifest, "resumed_at": [*saved.manifest.get("resumed_at", []), utc_now()]}
-        self.config.pluginmanager.register(ResumeFilter(self.done()), "crmbench-resume")
+        self.manifest = manifest
+        resume.register(self.config, self.done())
 
     def done(self) -> set[tuple[str, int]]:
         return {key for key, record in self.previous.items() if record.scored}
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        # Workers collect; they deselect finished items with the controller's list, so every
-        # worker collects the same items.
-        node.workerinput[DONE_INPUT] = sorted(self.done())
+        resume.send_to_worker(node, self.done())
 
     # -- collection: what should produce a result ---------------------------------------------
 
@@ -327,6 +131,10 @@ class RunRecorder:
         for nodeid in ids:
             if is_task_nodeid(nodeid):
                 self.expected.setdefault(nodeid, split_nodeid(nodeid))
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.other_failures += 1
 
     # -- results -------------------------------------------------------------------------------
 
@@ -410,6 +218,11 @@ class RunRecorder:
     def all_records(self) -> list[ResultRecord]:
         return list({**self.previous, **self.records}.values())
 
+    def build_leaderboard(self, records: list[ResultRecord]) -> leaderboard.Leaderboard:
+        name = self.run_dir.path.name if self.run_dir else "this run"
+        created = str((self.manifest or {}).get("created_at", ""))
+        return runreport.board(name, system_name(self.settings), created, records, self.options.gates.max_infra or 0)
+
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if self.config.option.collectonly:
@@ -423,86 +236,38 @@ class RunRecorder:
                 self._finish(nodeid, self._error(nodeid, "no result received (lost with its worker?)"), None)
         records = self.all_records()
         if self.run_dir and (records or self._manifest_written):
-            board = self.build_leaderboard(records)
-            self._write(
-                lambda run_dir: run_dir.write_leaderboard(
-                    self._leaderboard_json(board, records), tables.markdown(board)
-                )
-            )
-            if self.options.html and records and self.write_failure is None:
-                self._write_html()
-            if self.manifest is not None:
-                complete = not interrupted and self.write_failure is None
-                self.manifest = {
-                    **self.manifest,
-                    "finished": {"at": utc_now(), "complete": complete, "results": len(records)},
-                }
-                self._write(lambda run_dir: run_dir.write_manifest(self.manifest or {}))
+            self._write_results(records, complete=not interrupted)
         if self.write_failure is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be saved did not succeed
         if self.options.gates.active:
-            self.verdict = evaluate(self.options.gates, records, self.baseline)
-            if self.not_run:
-                # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
-                failures = [*self.verdict.failures, f"{self.not_run} item(s) not run (the run was interrupted)"]
-                self.verdict = GateVerdict(failures, self.verdict.notes, self.verdict.comparison)
-            self._gate_exit_status(session, self.verdict)
+            self.verdict = gate.verdict(self.options.gates, records, self.baseline, self.not_run)
+            gate.apply(session, self.verdict, self.other_failures)
 
-    def _leaderboard_json(self, board: leaderboard.Leaderboard, records: list[ResultRecord]) -> dict[str, Any]:
-        """The tables as data; with --crm-compare, the paired comparison and its flipped tasks too."""
-        data = leaderboard.as_json(board)
-        if self.baseline is not None:
-            comparison = paired.compare(records, self.baseline)
-            data["comparison"] = {
-                "baseline": str(self.options.gates.compare),
-                **(comparison.as_json() if comparison else {"paired_tasks": 0}),
-            }
-        return data
-
-    def _write_html(self) -> None:
-        """``report.html``, with the baseline first when there is one (then it shows the paired comparison)."""
+    def _write_results(self, records: list[ResultRecord], *, complete: bool) -> None:
+        """The leaderboard, ``report.html``, and the manifest's ``finished`` entry, in that order."""
         assert self.run_dir is not None
-        runs = [p for p in (self.options.gates.compare, self.run_dir.path) if p is not None]
-        task_set = self.task_set()
-        root = self.settings.content_root
-        files = [root / f for f in task_set.files] if task_set else []
-        try:
-            self.html_report = write_report(runs, self.run_dir.path / REPORT_HTML, load_sources(files, root))
-        except Exception as exc:  # derived from files already written: a failure here must not fail the run
-            self.html_problem = f"report.html not written ({type(exc).__name__}: {exc}); crmbench report can retry"
-
-    def _gate_exit_status(self, session: pytest.Session, verdict: GateVerdict) -> None:
-        # Like --max-warnings: the gate decides only when nothing else went wrong. A failing
-        # ordinary test, a collection error or an interruption keep their exit status.
-        gateable = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO_TESTS_COLLECTED)
-        if session.exitstatus in gateable and not self.other_failures:
-            session.exitstatus = pytest.ExitCode.OK if verdict.passed else pytest.ExitCode.TESTS_FAILED
-        elif not verdict.passed and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        if report.failed:
-            self.other_failures += 1
-
-    def build_leaderboard(self, records: list[ResultRecord]) -> leaderboard.Leaderboard:
-        name = self.run_dir.path.name if self.run_dir else "this run"
-        created = str((self.manifest or {}).get("created_at", ""))
-        run = leaderboard.RunInput(name, system_name(self.settings), created, records)
-        return leaderboard.build([run], max_unscored=self.options.gates.max_infra or 0)
+        compare = self.options.gates.compare
+        table = self.build_leaderboard(records)
+        data = runreport.board_json(table, records, self.baseline, compare)
+        self._write(lambda run_dir: run_dir.write_leaderboard(data, tables.markdown(table)))
+        if self.options.html and records and self.write_failure is None:
+            self.html_report, self.html_problem = runreport.html(
+                self.run_dir.path, compare, self.task_set(), self.settings.content_root
+            )
+        if self.manifest is not None:
+            done = complete and self.write_failure is None
+            self.manifest = {**self.manifest, "finished": {"at": utc_now(), "complete": done, "results": len(records)}}
+            self._write(lambda run_dir: run_dir.write_manifest(self.manifest or {}))
 
     def pytest_unconfigure(self) -> None:
         if self.run_dir is not None:
             self.run_dir.close()
 
 
-def configure(config: pytest.Config, settings: RunSettings, is_worker: bool) -> None:
+def configure(config: pytest.Config, settings: RunSettings, options: RecordSettings, is_worker: bool) -> None:
     """Called from ``pytest_configure``: the recorder on the controller, the resume filter on workers."""
-    options = resolve_record_settings(config, settings)
-    config.stash[record_settings_key] = options
     if is_worker:
-        done = getattr(config, "workerinput", {}).get(DONE_INPUT)
-        if done:
-            config.pluginmanager.register(ResumeFilter({(t, int(n)) for t, n in done}), "crmbench-resume")
+        resume.register_on_worker(config)
         return
     recorder = RunRecorder(config, settings, options)
     config.stash[recorder_key] = recorder

@@ -7,6 +7,7 @@ from concurrent.futures import Future
 import pytest
 
 from pytest_crmbench.core.evidence import Evidence
+from pytest_crmbench.core.loader import TaskIds
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover
 from pytest_crmbench.grading.verdict import TaskVerdict
@@ -16,8 +17,8 @@ from pytest_crmbench.run.settings import RunSettings
 settings_key = pytest.StashKey[RunSettings]()
 environments_key = pytest.StashKey[dict[str, type[ToolEnvironment]]]()
 registered_markers_key = pytest.StashKey[set[str]]()
-task_ids_key = pytest.StashKey[dict[str, str]]()
-"""Task id -> where it was collected (file:line), to refuse the same id in two files."""
+task_ids_key = pytest.StashKey[TaskIds]()
+"""Where each collected task id was defined, to refuse the same id in two files."""
 evidence_key = pytest.StashKey[Evidence]()  # on item.stash
 verdict_key = pytest.StashKey[TaskVerdict]()  # on item.stash
 played_key = pytest.StashKey[Future[Played]]()  # on item.stash, under --crm-concurrency

@@ -15,7 +15,8 @@ import pytest
 
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.plugin.collect import unscored_outcome
-from pytest_crmbench.plugin.recorder import RunRecorder, is_task_nodeid
+from pytest_crmbench.plugin.nodeids import is_task_nodeid
+from pytest_crmbench.plugin.recorder import RunRecorder
 from pytest_crmbench.results import tables
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.progress import Progress

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError, SpecError, SpecErrors
-from pytest_crmbench.core.loader import TaskRecord, field_line, format_loc, load_task_file
+from pytest_crmbench.core.loader import TaskRecord, field_line, format_loc, load_task_files
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.env.registry import discover
@@ -60,22 +60,9 @@ def load_task_set(tasks_dir: Path, envs_dir: Path | None, agents_dir: Path) -> T
     task_set = TaskSet(tasks_dir, envs_dir, files=task_files(tasks_dir))
     if not tasks_dir.is_dir():
         task_set.problems.append(SpecError("no such tasks directory", file=shown(tasks_dir)))
-    first: dict[str, TaskRecord] = {}
-    for path in task_set.files:
-        try:
-            records = load_task_file(path, display_path=shown(path))
-        except SpecErrors as exc:
-            task_set.problems.extend(exc.errors)
-            continue
-        for record in records:
-            if record.task.id in first:
-                earlier = first[record.task.id]
-                task_set.problems.append(
-                    problem(record, ("id",), f"duplicate task id (first defined at {earlier.location})")
-                )
-                continue
-            first[record.task.id] = record
-            task_set.records.append(record)
+    loaded = load_task_files(task_set.files, shown)
+    task_set.records = loaded.records
+    task_set.problems.extend(loaded.problems)
     if envs_dir is not None:
         try:
             task_set.environments = discover([envs_dir])

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from pytest_crmbench.core.display import shown
-from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.hashing import combined_hash, content_hash
-from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.release.lock import environment_files, lock_hash
 from pytest_crmbench.run.settings import RunSettings
@@ -30,7 +29,8 @@ class RunTasks:
     environments: dict[str, dict[str, str]]
     """Domain -> relative source file -> hash, for the domains of the tasks."""
     lock: str | None
-    """The release lock's overall hash (``tasks/lock.json``), when the project has one."""
+    """The overall hash of the release lock of the folder holding the task files (``tasks/lock.json``
+    by default), when they are all in one folder and it has a lock; else None."""
 
     @property
     def hash(self) -> str:
@@ -42,24 +42,9 @@ class RunTasks:
 def load_run_tasks(root: Path, settings: RunSettings) -> RunTasks:
     """Every task of the configured files (raises SpecErrors like collection would)."""
     files = settings.task_files.find(root)
-    tasks: dict[str, Task] = {}
-    where: dict[str, str] = {}
-    for path in files:
-        for record in load_task_file(path, display_path=shown(path, root)):
-            if record.task.id in where:
-                raise SpecErrors(
-                    [
-                        SpecError(
-                            f"duplicate task id (also defined at {where[record.task.id]})",
-                            file=record.shown_path,
-                            line=record.line,
-                            task_id=record.task.id,
-                            field="id",
-                        )
-                    ]
-                )
-            tasks[record.task.id] = record.task
-            where[record.task.id] = record.location
+    loaded = load_task_files(files, lambda path: shown(path, root))
+    loaded.raise_problems()
+    tasks = {record.task.id: record.task for record in loaded.records}
     domains = sorted({task.domain for task in tasks.values()})
     environments = {
         domain: environment_files(env_dir / domain)
@@ -71,5 +56,12 @@ def load_run_tasks(root: Path, settings: RunSettings) -> RunTasks:
         files=[p.relative_to(root).as_posix() for p in files],
         tasks=tasks,
         environments=environments,
-        lock=lock_hash(root / "tasks"),
+        lock=_release_lock(files),
     )
+
+
+def _release_lock(files: list[Path]) -> str | None:
+    """A lock describes one folder's task files (``crmbench validate --tasks DIR --write-lock``): a
+    selection across folders has none, and a folder's lock is never another folder's."""
+    folders = {path.parent for path in files}
+    return lock_hash(folders.pop()) if len(folders) == 1 else None

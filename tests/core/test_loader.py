@@ -6,7 +6,14 @@ import pytest
 import yaml
 
 from pytest_crmbench.core.errors import SpecErrors
-from pytest_crmbench.core.loader import format_loc, line_of, line_tree, load_task_file, parse_task_text
+from pytest_crmbench.core.loader import (
+    format_loc,
+    line_of,
+    line_tree,
+    load_task_file,
+    load_task_files,
+    parse_task_text,
+)
 from tests.conftest import DATA
 
 
@@ -212,3 +219,21 @@ def test_every_field_keeps_its_line_after_the_yaml_tree_is_dropped() -> None:
     assert line_of(tree, (1, "other", "id")) == 2  # through the alias, to where it is written
     assert line_of(tree, (1, "dup")) == 10  # the last of duplicate keys, as the document reads
     assert tree[1] is not None and tree[1][1][1]["other"] is tree[1][0]  # type: ignore[index]  # shared
+
+
+def test_a_task_set_reads_every_file_and_refuses_an_id_taken_by_an_earlier_file(tmp_path: Path) -> None:
+    text = (DATA / "tasks" / "mini.yaml").read_text()
+    first = tmp_path / "a.yaml"
+    first.write_text("- id: " + text.split("\n- id: ")[3])
+    (tmp_path / "b.yaml").write_text(text)
+    (tmp_path / "c.yaml").write_text("- id: [not, a, string]\n")
+    loaded = load_task_files(sorted(tmp_path.glob("*.yaml")), lambda path: path.name)
+    ids = [record.task.id for record in loaded.records]
+    assert len(ids) == len(set(ids)) == 6 and ids[0] == "mini_balance_only_01"  # b's copy is left out
+    rendered = [problem.render() for problem in loaded.problems]
+    assert rendered[0] == (
+        "b.yaml:66: task 'mini_balance_only_01': field 'id': duplicate task id (first defined at a.yaml:1)"
+    )
+    assert len(rendered) > 1 and all(line.startswith("c.yaml:1") for line in rendered[1:])  # a broken file hides none
+    with pytest.raises(SpecErrors):
+        loaded.raise_problems()

@@ -127,7 +127,7 @@ def test_a_task_id_defined_in_two_files_is_a_collection_error(crm_project: CrmPr
         [
             "*ERROR collecting tasks/mini.yaml*",
             "tasks/mini.yaml:66: task 'mini_balance_only_01': field 'id': duplicate task id"
-            " (also defined at tasks/a_first.yaml:1)",
+            " (first defined at tasks/a_first.yaml:1)",
             "*Interrupted: 1 error during collection*",
         ]
     )
