@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.models.fakellm import Delay, FakeLLM, HttpError, Malformed, completion
 from pytest_crmbench.models.llm import litellm_module
 from pytest_crmbench.reference.router import REFUSALS
@@ -25,6 +26,8 @@ from tests.integration.helpers import CrmProject
 from tests.llm_script import CASE_A, PAYMENTS_SCENARIOS, AgentTurn, Scenario, Script, rate_limited
 
 REPO = Path(__file__).resolve().parents[2]
+PAYMENTS_TASKS = len(load_task_file(REPO / "tasks" / "payments.yaml"))
+"""Counted, not typed: adding a payments task must break no test (issue 25)."""
 API_KEY = "fake-key-crmbench-test-DO-NOT-LEAK-0123456789"
 CASE_A_ID = "payments_transfer_insufficient_then_retry_01"
 CASE_B_ID = "payments_checkout_full_chain_02"
@@ -109,7 +112,7 @@ def statuses(data: dict[str, Any]) -> dict[str, str]:
 
 def test_case_a_recovers_after_a_business_rejection(payments: CrmProject, server: FakeLLM) -> None:
     result = run(payments, server, CASE_A_ID)
-    result.assert_outcomes(passed=1, deselected=72)
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
     data = record(payments, CASE_A_ID)
     verdict, evidence = data["verdict"], data["evidence"]
     assert verdict["outcome"] == "success"
@@ -134,7 +137,7 @@ def test_case_a_recovers_after_a_business_rejection(payments: CrmProject, server
 
 def test_case_b_duplicate_checkout_is_a_state_failure(payments: CrmProject, server: FakeLLM) -> None:
     result = run(payments, server, CASE_B_ID)
-    result.assert_outcomes(failed=3, deselected=72)  # the item and its two failed state subtests
+    result.assert_outcomes(failed=3, deselected=PAYMENTS_TASKS - 1)  # the item and its two failed state subtests
     data = record(payments, CASE_B_ID)
     verdict = data["verdict"]
     assert (verdict["outcome"], verdict["primary_label"]) == ("failure", "state")
@@ -159,7 +162,7 @@ def test_case_b_duplicate_checkout_is_a_state_failure(payments: CrmProject, serv
 def test_case_c_repeated_rejections_end_at_the_turn_limit(payments: CrmProject, server: FakeLLM) -> None:
     result = run(payments, server, CASE_C_ID, "--crm-max-turns=4")
     # The item; the balance was never read (2 subtests) and the identity never verified (1 subtest).
-    result.assert_outcomes(failed=4, deselected=72)
+    result.assert_outcomes(failed=4, deselected=PAYMENTS_TASKS - 1)
     data = record(payments, CASE_C_ID)
     assert data["evidence"]["termination"]["reason"] == "max_turns"
     # Non-convergence fails the task; its label is its first failed check (spec figure 13).
@@ -183,7 +186,7 @@ def test_tool_misuse_becomes_structured_errors_and_the_episode_goes_on(
     )
     script.scenarios = [Scenario(CASE_A.key, CASE_A.routes, [misuse, CASE_A.agent[1]], CASE_A.user)]
     result = run(payments, server, CASE_A_ID)
-    result.assert_outcomes(passed=1, deselected=72)
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
     calls = record(payments, CASE_A_ID)["evidence"]["tool_calls"]
     assert [(c["name"], c["status"], (c["error"] or {}).get("type")) for c in calls[:3]] == [
         ("transfer_money", "error", "unknown_tool"),
@@ -199,7 +202,7 @@ def test_transient_failures_are_retried(payments: CrmProject, server: FakeLLM, s
     script.queue("agent", rate_limited(), HttpError(500), Delay(1.0, completion("late")))
     script.queue("user", HttpError(503))
     result = run(payments, server, CASE_A_ID, "--crm-request-timeout=0.4")
-    result.assert_outcomes(passed=1, deselected=72)
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
 
 
 @pytest.mark.parametrize(
@@ -229,12 +232,14 @@ def test_an_invalid_judge_is_never_a_pass(payments: CrmProject, server: FakeLLM,
     assert data["verdict"]["outcome"] == "infra"
     assert "judge output invalid after 3 attempts" in data["verdict"]["detail"]
     assert len(server.by_role("judge")) == 3
-    result.assert_outcomes(errors=1, deselected=72)  # infra: a pytest error, never a failure (issue 12)
+    result.assert_outcomes(errors=1, deselected=PAYMENTS_TASKS - 1)  # infra: a pytest error, never a failure (issue 12)
 
 
 def test_judge_contradiction_flag_fails_the_reply(payments: CrmProject, server: FakeLLM, script: Script) -> None:
     script.judge_contradiction = True
-    run(payments, server, CASE_A_ID).assert_outcomes(failed=2, deselected=72)  # the item and the subtest
+    run(payments, server, CASE_A_ID).assert_outcomes(
+        failed=2, deselected=PAYMENTS_TASKS - 1
+    )  # the item and the subtest
     checks = statuses(record(payments, CASE_A_ID))
     assert checks["reply[contradiction]"] == "failed"
     assert checks["reply[0]"] == checks["reply[1]"] == "passed"
@@ -266,7 +271,7 @@ def test_invalid_router_answers_fall_back_to_general(payments: CrmProject, serve
 def test_usage_and_cost_per_role_and_no_key_in_any_file(payments: CrmProject, server: FakeLLM) -> None:
     (payments.path / "prices.yaml").write_text("openai/agent-model: {input: 1.0, output: 2.0}\n")
     result = run(payments, server, CASE_A_ID, "--crm-prices=prices.yaml")
-    result.assert_outcomes(passed=1, deselected=72)
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
     data = record(payments, CASE_A_ID)
     agent, user = data["evidence"]["usage"]["agent"], data["evidence"]["usage"]["user"]
     agent_calls = len(server.by_role("agent")) + len(server.by_role("router"))
@@ -302,7 +307,7 @@ def test_graph_needs_a_model(payments: CrmProject) -> None:
 
 def test_flat_agent_exposes_every_tool(payments: CrmProject, server: FakeLLM) -> None:
     result = run(payments, server, CASE_A_ID, "--crm-agent=flat")
-    result.assert_outcomes(passed=1, deselected=72)
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
     evidence = record(payments, CASE_A_ID)["evidence"]
     assert {r["node"] for r in evidence["routing"]} == {"flat"}
     assert server.by_role("router") == []
@@ -313,7 +318,9 @@ def test_concurrency_plays_episodes_ahead_with_the_same_results(payments: CrmPro
     selected = f"{CASE_A_ID} or {CASE_B_ID} or {CASE_C_ID}"
     server.latency_s = 0.05  # long enough for the three episodes' calls to overlap
     result = run(payments, server, selected, "--crm-concurrency=3", "--crm-max-turns=4")
-    result.assert_outcomes(passed=1, failed=7, deselected=70)  # B with two failed subtests, C with three
+    result.assert_outcomes(
+        passed=1, failed=7, deselected=PAYMENTS_TASKS - 3
+    )  # B with two failed subtests, C with three
     assert server.max_in_flight >= 2
     outcomes = {task: record(payments, task)["verdict"]["outcome"] for task in (CASE_A_ID, CASE_B_ID, CASE_C_ID)}
     assert outcomes == {CASE_A_ID: "success", CASE_B_ID: "failure", CASE_C_ID: "failure"}

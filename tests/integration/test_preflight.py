@@ -11,12 +11,15 @@ from pathlib import Path
 
 import pytest
 
+from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.models.fakellm import FakeLLM
 from pytest_crmbench.models.llm import litellm_module
 from tests.integration.helpers import CrmProject
 from tests.llm_script import PAYMENTS_SCENARIOS, Script
 
 REPO = Path(__file__).resolve().parents[2]
+PAYMENTS_TASKS = len(load_task_file(REPO / "tasks" / "payments.yaml"))
+"""Counted, not typed: adding a payments task must break no test (issue 25)."""
 RIGHT_KEY = "fake-key-right-0123456789"
 
 
@@ -127,7 +130,7 @@ def test_a_healthy_setup_passes_the_preflight_with_one_request_per_model(
         "-k",
         "payments_transfer_insufficient_then_retry_01",
     )
-    result.assert_outcomes(passed=1, deselected=72)
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
     pings = [r for r in locked_server.requests if r.role == "other"]
     assert [r.body["model"] for r in pings] == ["agent-model", "user-model"] or sorted(
         r.body["model"] for r in pings
@@ -149,7 +152,7 @@ def test_without_the_preflight_a_401_is_an_infra_error_never_retried(
         "-k",
         "payments_transfer_insufficient_then_retry_01",
     )
-    result.assert_outcomes(errors=1, deselected=72)
+    result.assert_outcomes(errors=1, deselected=PAYMENTS_TASKS - 1)
     assert locked_server.unauthorised == 1  # the router's first call; no retry, no further call
     result.stdout.fnmatch_lines(["*infrastructure failure (excluded from the score): *AuthenticationError*"])
 
