@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 import pytest
 
 from pytest_crmbench.cli.main import main
-from pytest_crmbench.release.inventory import README_BEGIN, README_END, build_inventory, readme_figures_text
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.release.inventory import (
+    README_BEGIN,
+    README_END,
+    build_inventory,
+    domain_figures_markdown,
+    readme_figures_text,
+)
+from pytest_crmbench.release.manifest import load_manifest
+from pytest_crmbench.release.taskset import load_task_set
 from tests.release.conftest import AGENTS, MakeTasks
 
 # Hand count of tests/data/tasks/mini.yaml (6 tasks):
@@ -139,10 +149,25 @@ ROOT = Path(__file__).parents[2]
 DOMAINS = sorted(p.parent.name for p in (ROOT / "envs").glob("*/README.md"))
 
 
+@functools.cache
+def shipped_figures(domain: str) -> str:
+    """``crmbench inventory --readme DOMAIN`` for the shipped set, the task set loaded once for all domains."""
+    return domain_figures_markdown(_shipped_tasks(), domain, load_manifest(ROOT / "tasks").targets)
+
+
+@functools.cache
+def _shipped_tasks() -> list[Task]:
+    return [record.task for record in load_task_set(ROOT / "tasks", None, ROOT / "agents").records]
+
+
+def test_the_cached_figures_are_the_commands() -> None:
+    assert shipped_figures("payments") == readme_figures_text(ROOT / "tasks", ROOT / "agents", "payments")
+
+
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_every_domain_readme_figures_are_the_generated_ones(domain: str) -> None:
     readme = (ROOT / "envs" / domain / "README.md").read_text(encoding="utf-8")
-    generated = readme_figures_text(ROOT / "tasks", ROOT / "agents", domain)
+    generated = shipped_figures(domain)
     begin = README_BEGIN.format(domain=domain)
     assert begin in readme, f"the {domain} README lost its generated figures block"
     written = readme[readme.index(begin) : readme.index(README_END) + len(README_END)]
