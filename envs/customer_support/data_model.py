@@ -25,12 +25,12 @@ State layout::
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_crmbench import IsoDate, Money, Record, Timestamp, YearMonth
+from pytest_crmbench.env.values import ZERO
 
 Priority = Literal["low", "medium", "high", "urgent"]
 CaseType = Literal["billing", "technical", "account", "outage"]
@@ -38,7 +38,6 @@ CaseStatus = Literal["new", "in_progress", "waiting_on_customer", "escalated", "
 Queue = Literal["tier1", "billing_tier2", "technical_tier2", "network_ops", "customer_relations"]
 OPEN_STATUSES = ("new", "in_progress", "waiting_on_customer", "escalated")
 PRIORITIES: tuple[Priority, ...] = ("low", "medium", "high", "urgent")
-ZERO = Decimal("0.00")
 
 
 class Service(BaseModel):

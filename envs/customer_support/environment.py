@@ -6,16 +6,9 @@ The tools live in ``tools/``, one mixin per area, over the shared rules of ``too
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
-from pathlib import Path
-from typing import Any
-
 from .data_model import SupportState
 from .invariants import WorldInvariants
 from .tools import AccountTools, BillingTools, CaseTools, ServiceTools
-
-SEED_PATH = Path(__file__).with_name("seed.json")
 
 
 class CustomerSupportEnvironment(AccountTools, CaseTools, BillingTools, ServiceTools, WorldInvariants):
@@ -23,9 +16,6 @@ class CustomerSupportEnvironment(AccountTools, CaseTools, BillingTools, ServiceT
 
     domain = "customer_support"
     state_model = SupportState
-
-    def default_state(self) -> dict[str, Any]:
-        return json.loads(SEED_PATH.read_text(encoding="utf-8"), parse_float=Decimal)  # type: ignore[no-any-return]
 
 
 __all__ = ["CustomerSupportEnvironment"]

@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from decimal import Decimal
 
 from pytest_crmbench import Violation, invariant
+from pytest_crmbench.env.values import ZERO
 
-from .data_model import OPEN_STATUSES, ZERO
+from .data_model import OPEN_STATUSES
 from .tools.base import SupportTools, credited
 
 

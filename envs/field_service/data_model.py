@@ -24,7 +24,6 @@ State layout::
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -39,7 +38,6 @@ OPEN_APPOINTMENT = ("None", "Scheduled", "Dispatched", "In Progress")
 MOVABLE_APPOINTMENT = ("None", "Scheduled", "Dispatched")
 CLOSED_WORK_ORDER = ("Completed", "Cannot Complete", "Closed", "Canceled")
 Weekday = Literal["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
-ZERO = Decimal("0.00")
 
 
 class Settings(BaseModel):

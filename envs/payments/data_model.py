@@ -23,12 +23,12 @@ State layout::
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_crmbench import IsoDate, Money, Record, Timestamp
+from pytest_crmbench.env.values import ZERO
 
 AccountStatus = Literal["active", "frozen", "closed"]
 MethodType = Literal["card", "paypal", "bank_account"]
@@ -46,7 +46,6 @@ DisputeReason = Literal[
 ]
 DisputeStatus = Literal["needs_response", "under_review", "won", "lost", "withdrawn"]
 OPEN_DISPUTE = ("needs_response", "under_review")
-ZERO = Decimal("0.00")
 
 
 class Freeze(BaseModel):

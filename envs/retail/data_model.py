@@ -24,7 +24,6 @@ State layout::
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,7 +32,6 @@ from pytest_crmbench import IsoDate, Money, Record, Timestamp
 
 OrderStatus = Literal["pending", "processing", "shipped", "delivered", "returned", "cancelled"]
 MODIFIABLE = ("pending", "processing")
-ZERO = Decimal("0.00")
 
 
 class Settings(BaseModel):

@@ -18,7 +18,6 @@ State layout::
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -62,7 +61,6 @@ STAGE_PROBABILITY: dict[str, int] = {
 """Salesforce's default stage probabilities: the probability always follows the stage."""
 OPEN_STAGES = tuple(s for s in STAGE_PROBABILITY if not s.startswith("Closed"))
 CallOutcome = Literal["connected", "left_voicemail", "no_answer", "wrong_number"]
-ZERO = Decimal("0.00")
 
 
 class Rep(Record):

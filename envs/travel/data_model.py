@@ -21,7 +21,6 @@ State layout::
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -31,7 +30,6 @@ from pytest_crmbench import Money, Record, Timestamp
 Cabin = Literal["economy", "business"]
 Tier = Literal["member", "silver", "gold"]
 FareBrandName = Literal["basic", "standard", "flex"]
-ZERO = Decimal("0.00")
 
 
 class FareBrand(BaseModel):

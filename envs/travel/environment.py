@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import json
-from decimal import Decimal
-from pathlib import Path
-from typing import Any
-
 from .data_model import TravelState
 from .invariants import WorldInvariants
 from .tools import FlightTools, HotelTools, InsuranceTools, SeatTools, ServiceTools, TravellerTools
-
-SEED_PATH = Path(__file__).with_name("seed.json")
 
 
 class TravelEnvironment(
@@ -23,9 +16,6 @@ class TravelEnvironment(
     domain = "travel"
     state_model = TravelState
     clock_start = "2026-05-11T10:00:00-04:00"
-
-    def default_state(self) -> dict[str, Any]:
-        return json.loads(SEED_PATH.read_text(encoding="utf-8"), parse_float=Decimal)  # type: ignore[no-any-return]
 
 
 __all__ = ["TravelEnvironment"]

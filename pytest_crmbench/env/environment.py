@@ -6,8 +6,7 @@ Authoring a domain (``docs/authoring-tasks.md`` walks through a whole one)::
         domain = "bank"
         state_model = BankState               # pydantic: validates the seed, overrides and writes
 
-        def default_state(self) -> dict:
-            return load_seed()                # called once per process, then reset by copying
+        # default_state(): the seed.json next to this module, read once per process
 
         @tool(kind="read")
         def get_account_balance(self, account_id: str) -> dict:
@@ -40,6 +39,7 @@ import types
 from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
@@ -163,8 +163,16 @@ class ToolEnvironment(Kit):
     # -- the domain's part -------------------------------------------------------------------
 
     def default_state(self) -> dict[str, Any]:
-        """The resettable world. Called once per process; must be deterministic and JSON-like."""
-        raise NotImplementedError(f"{type(self).__name__} must implement default_state()")
+        """The resettable world. Called once per process; must be deterministic and JSON-like.
+
+        By default the ``seed.json`` next to the module defining the concrete class, read with
+        exact decimals (``parse_float=Decimal``); override to build the world another way.
+        """
+        path = Path(inspect.getfile(type(self))).with_name("seed.json")
+        if not path.is_file():
+            raise NotImplementedError(f"{type(self).__name__} must implement default_state() or ship {path}")
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"), parse_float=Decimal)
+        return loaded
 
     @classmethod
     def blank(cls, seed: int = 0) -> ToolEnvironment:

@@ -42,6 +42,8 @@ from pydantic_core import PydanticCustomError, core_schema
 from pytest_crmbench.env.rejection import Rejection
 
 CENT = Decimal("0.01")
+ZERO = Decimal("0.00")
+"""Money zero, as every Money value is stored (two places)."""
 MONEY_LIMIT = Decimal(10) ** 13
 """Amounts must stay below ten trillion: more digits than that are a typo or an attack, and a
 cents Decimal of that size still fits the default 28-digit context exactly."""

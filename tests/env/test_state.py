@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import sys
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -11,6 +15,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from pytest_crmbench import Record, StateError, Violation
+from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.errors import EnvironmentDefinitionError
 from pytest_crmbench.env.environment import clone
 from pytest_crmbench.env.state import canonical, collection, collections_of, identical, revalidated
@@ -194,3 +199,39 @@ def test_any_override_resets_cleanly_or_is_refused_with_paths(override: dict[str
         return
     assert identical(canonical(ShopState, env.state), env.state)
     assert all(isinstance(v, Violation) for v in env.violations())
+
+
+def test_the_gate_and_pytest_agree_on_a_domain_with_an_unvalidated_default(tmp_path: Path) -> None:
+    # Record validates defaults, so `Field(default=0)` on Money is stored as Decimal("0.00"): the
+    # gate passes and so does pytest (whose filterwarnings=error once failed on the raw int 0).
+    example = Path(__file__).parents[2] / "docs" / "example"
+    shutil.copytree(example, tmp_path, dirs_exist_ok=True)
+    model = tmp_path / "envs" / "bank" / "data_model.py"
+    source = model.read_text(encoding="utf-8")
+    field = "    balance: Money = Field(ge=0)\n"
+    assert field in source
+    model.write_text(source.replace(field, field + "    fees_due: Money = Field(default=0, ge=0)\n"), encoding="utf-8")
+    dirs = ["--tasks", str(tmp_path / "tasks"), "--envs", str(tmp_path / "envs"), "--agents", str(tmp_path / "agents")]
+    assert main(["validate", "--gold", "--write-lock", *dirs]) == 0
+    assert main(["validate", "--gold", *dirs]) == 0
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "tasks/bank.yaml",
+            "-W",
+            "error",
+            "-p",
+            "no:randomly",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "4 passed" in run.stdout

@@ -7,8 +7,9 @@ from decimal import Decimal
 from typing import Any
 
 from pytest_crmbench import ToolEnvironment, require
+from pytest_crmbench.env.values import ZERO
 
-from ..data_model import OPEN_STATUSES, ZERO
+from ..data_model import OPEN_STATUSES
 
 
 def norm(text: str | None) -> str:

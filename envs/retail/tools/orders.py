@@ -6,8 +6,9 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from pytest_crmbench import Required, require, tool
+from pytest_crmbench.env.values import ZERO
 
-from ..data_model import MODIFIABLE, ZERO
+from ..data_model import MODIFIABLE
 from .base import RetailRules
 
 

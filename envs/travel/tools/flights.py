@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_crmbench import IsoDate, Money, Rejection, require, tool
+from pytest_crmbench.env.values import ZERO
 
-from ..data_model import ZERO
 from .base import Desk, instant, without_seat_map
 
 

@@ -12,8 +12,8 @@ from datetime import date
 from typing import Any, Literal
 
 from pytest_crmbench import IsoDate, Money, require, tool
+from pytest_crmbench.env.values import ZERO
 
-from ..data_model import ZERO
 from .base import Desk
 
 MAX_NIGHTS = 30

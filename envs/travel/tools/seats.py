@@ -11,8 +11,8 @@ from datetime import date
 from typing import Any
 
 from pytest_crmbench import Money, require, tool
+from pytest_crmbench.env.values import ZERO
 
-from ..data_model import ZERO
 from .base import Desk, instant
 
 EXIT_ROW_MIN_AGE = 15

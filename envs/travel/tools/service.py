@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pytest_crmbench import Money, Rejection, Required, require, tool
+from pytest_crmbench.env.values import ZERO
 
-from ..data_model import ZERO
 from .base import Desk
 
 
