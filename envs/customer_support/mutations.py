@@ -107,26 +107,22 @@ def split_credit(situation: Situation) -> Iterator[Insertion]:
         yield Insertion(call.index + 1, calls)
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
 def _case(name: str = "case_id", *, from_result: bool = False) -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        value = call.result.get(name) if from_result and isinstance(call.result, dict) else _arg(call, name)
-        account = _arg(call, "account_id")
+        value = call.result.get(name) if from_result and isinstance(call.result, dict) else call.argument(name)
+        account = call.argument("account_id")
         return [Call("get_case", {"account_id": account, "case_id": value})] if value and account else []
 
     return reread
 
 
 def _invoice(call: ToolCall) -> list[Call]:
-    return [Call("get_invoice", {"account_id": _arg(call, "account_id"), "invoice_id": _arg(call, "invoice_id")})]
+    return [Call("get_invoice", {"account_id": call.argument("account_id"), "invoice_id": call.argument("invoice_id")})]
 
 
 def _account(tool: str) -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        return [Call(tool, {"account_id": _arg(call, "account_id")})]
+        return [Call(tool, {"account_id": call.argument("account_id")})]
 
     return reread
 

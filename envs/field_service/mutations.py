@@ -58,24 +58,23 @@ def cancel_late_visit(situation: Situation) -> Iterator[Insertion]:
             yield Insertion(situation.end, (Call("cancel_appointment", args),))
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
 def _appointment(*, from_result: bool) -> Any:
     def reread(call: ToolCall) -> list[Call]:
         source = call.result if from_result and isinstance(call.result, dict) else call.effective_arguments or {}
         appointment_id = source.get("appointment_id")
         if not appointment_id:
             return []
-        return [Call("get_appointment", {"account_id": _arg(call, "account_id"), "appointment_id": appointment_id})]
+        return [Call("get_appointment", {"account_id": call.argument("account_id"), "appointment_id": appointment_id})]
 
     return reread
 
 
 def _work_order(call: ToolCall) -> list[Call]:
     return [
-        Call("get_work_order", {"account_id": _arg(call, "account_id"), "work_order_id": _arg(call, "work_order_id")})
+        Call(
+            "get_work_order",
+            {"account_id": call.argument("account_id"), "work_order_id": call.argument("work_order_id")},
+        )
     ]
 
 

@@ -13,17 +13,9 @@ from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, MutationHints
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
-def _result(call: ToolCall, name: str) -> Any:
-    return call.result.get(name) if isinstance(call.result, dict) else None
-
-
 def _read(tool: str, key: str, *, from_result: bool = False, arg: str | None = None) -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        value = _result(call, arg or key) if from_result else _arg(call, arg or key)
+        value = call.result_field(arg or key) if from_result else call.argument(arg or key)
         return [Call(tool, {key: value})] if value else []
 
     return reread

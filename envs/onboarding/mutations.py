@@ -9,7 +9,6 @@ and going live or deleting without being asked (§5).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
@@ -64,12 +63,8 @@ def delete_unasked(situation: Situation) -> Iterator[Insertion]:
         yield Insertion(situation.end, (Call("delete_application", {"application_id": own}),))
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
 def _application(call: ToolCall) -> list[Call]:
-    app = _arg(call, "application_id")
+    app = call.argument("application_id")
     if app is None and isinstance(call.result, dict):
         app = call.result.get("application_id")
     return [Call("get_application", {"application_id": app})] if app else []

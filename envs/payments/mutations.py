@@ -158,18 +158,10 @@ def withdraw_dispute_unasked(situation: Situation) -> Iterator[Insertion]:
 # -- re-reads after a write (right paths) -------------------------------------------------------
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
-def _result(call: ToolCall, name: str) -> Any:
-    return call.result.get(name) if isinstance(call.result, dict) else None
-
-
 def _transaction(name: str, *, from_result: bool = False) -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        value = _result(call, name) if from_result else _arg(call, name)
-        account = _arg(call, "account_id")
+        value = call.result_field(name) if from_result else call.argument(name)
+        account = call.argument("account_id")
         return [Call("get_transaction", {"account_id": account, "transaction_id": value})] if value and account else []
 
     return reread
@@ -177,14 +169,14 @@ def _transaction(name: str, *, from_result: bool = False) -> Any:
 
 def _account(tool: str, name: str = "account_id") -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        return [Call(tool, {"account_id": _arg(call, name)})]
+        return [Call(tool, {"account_id": call.argument(name)})]
 
     return reread
 
 
 def _dispute(*, from_result: bool) -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        value = _result(call, "dispute_id") if from_result else _arg(call, "dispute_id")
+        value = call.result_field("dispute_id") if from_result else call.argument("dispute_id")
         return [Call("get_dispute", {"dispute_id": value})] if value else []
 
     return reread

@@ -58,7 +58,7 @@ def work_other_reps_lead(situation: Situation) -> Iterator[Insertion]:
 def second_meeting_same_day(situation: Situation) -> Iterator[Insertion]:
     """Policy §4: a lead meets a host at most once a day; the calendar read shows the first meeting."""
     for read in situation.calls_of("get_calendar"):
-        rep, day = _arg(read, "rep_id"), _arg(read, "date")
+        rep, day = read.argument("rep_id"), read.argument("date")
         taken = [
             event
             for event in situation.initial_state["events"].values()
@@ -83,33 +83,25 @@ def _free_hour(events: list[dict[str, Any]]) -> str | None:
 # -- re-reads after a write (right paths) -------------------------------------------------------
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
-def _result(call: ToolCall, name: str) -> Any:
-    return call.result.get(name) if isinstance(call.result, dict) else None
-
-
 def _lead(name: str = "lead_id", *, from_result: bool = False) -> Any:
     def reread(call: ToolCall) -> list[Call]:
-        value = _result(call, name) if from_result else _arg(call, name)
+        value = call.result_field(name) if from_result else call.argument(name)
         return [Call("get_lead", {"lead_id": value})] if value else []
 
     return reread
 
 
 def _converted_account(call: ToolCall) -> list[Call]:
-    value = _result(call, "account_id")
+    value = call.result_field("account_id")
     return [Call("get_account", {"account_id": value})] if value else []
 
 
 def _opportunity(call: ToolCall) -> list[Call]:
-    return [Call("get_opportunity", {"opportunity_id": _arg(call, "opportunity_id")})]
+    return [Call("get_opportunity", {"opportunity_id": call.argument("opportunity_id")})]
 
 
 def _calendar(call: ToolCall) -> list[Call]:
-    return [Call("get_calendar", {"rep_id": _arg(call, "rep_id"), "date": _arg(call, "date")})]
+    return [Call("get_calendar", {"rep_id": call.argument("rep_id"), "date": call.argument("date")})]
 
 
 HINTS = MutationHints(

@@ -98,7 +98,7 @@ def claim_uncovered(situation: Situation) -> Iterator[Insertion]:
     if situation.calls_of("file_insurance_claim", ok=False):
         return
     for call in situation.calls_of("cancel_booking"):
-        locator = _arg(call, "locator")
+        locator = call.argument("locator")
         booking = situation.initial_state["bookings"].get(locator)
         if booking is None or not booking["insurance"]:
             continue
@@ -113,29 +113,27 @@ def waive_hotel_terms(situation: Situation) -> Iterator[Insertion]:
     """Policy §8: the hotel's late-cancellation nights are never waived (scoped to tasks whose
     gold cancels a flexible stay for less than it cost)."""
     for call in situation.calls_of("cancel_hotel_stay"):
-        stay = situation.initial_state["hotel_stays"].get(_arg(call, "stay_id"))
+        stay = situation.initial_state["hotel_stays"].get(call.argument("stay_id"))
         if stay is None or stay["rate_plan"] != "flexible":
             continue
         left = Decimal(str(stay["total_paid"])) - Decimal(str(stay["refunded"]))
-        if Decimal(str(_arg(call, "refund_amount"))) < left:
+        if Decimal(str(call.argument("refund_amount"))) < left:
             args = {**(call.effective_arguments or {}), "refund_amount": str(left)}
             yield Insertion(call.index, (Call("cancel_hotel_stay", args),))
 
 
-def _arg(call: ToolCall, name: str) -> Any:
-    return (call.effective_arguments or {}).get(name)
-
-
 def _booking(call: ToolCall) -> list[Call]:
-    return [Call("get_booking", {"traveller_id": _arg(call, "traveller_id"), "locator": _arg(call, "locator")})]
+    return [Call("get_booking", {"traveller_id": call.argument("traveller_id"), "locator": call.argument("locator")})]
 
 
 def _stay(call: ToolCall) -> list[Call]:
-    return [Call("get_hotel_stay", {"traveller_id": _arg(call, "traveller_id"), "stay_id": _arg(call, "stay_id")})]
+    return [
+        Call("get_hotel_stay", {"traveller_id": call.argument("traveller_id"), "stay_id": call.argument("stay_id")})
+    ]
 
 
 def _trips(call: ToolCall) -> list[Call]:
-    return [Call("list_bookings", {"traveller_id": _arg(call, "traveller_id")})]
+    return [Call("list_bookings", {"traveller_id": call.argument("traveller_id")})]
 
 
 HINTS = MutationHints(

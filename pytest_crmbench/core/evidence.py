@@ -73,6 +73,14 @@ class ToolCall(_Frozen):
         description="For 'rejected': {status: 403|404|409|422, code, message}; for 'error': {type, message}.",
     )
 
+    def argument(self, name: str) -> Any:
+        """The value ``name`` had when the tool ran (None when absent, or when the call never validated)."""
+        return (self.effective_arguments or {}).get(name)
+
+    def result_field(self, name: str) -> Any:
+        """Field ``name`` of a mapping result (None for any other result)."""
+        return self.result.get(name) if isinstance(self.result, dict) else None
+
     def graded_arguments(self) -> Any:
         """What parameter checks read: the effective arguments when the call validated, else the raw ones."""
         return self.effective_arguments if self.effective_arguments is not None else self.arguments
