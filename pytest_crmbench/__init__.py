@@ -14,7 +14,7 @@ from pytest_crmbench.env.environment import ToolEnvironment, tool
 from pytest_crmbench.env.kit import Violation, invariant
 from pytest_crmbench.env.rejection import Rejection, require
 from pytest_crmbench.env.state import Record, StateError
-from pytest_crmbench.env.values import Amount, IsoDate, Money, NonBlank, Required, Timestamp, YearMonth
+from pytest_crmbench.env.values import ZERO, Amount, IsoDate, Money, NonBlank, Required, Timestamp, YearMonth, norm
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
 from pytest_crmbench.run.baselines import GoldAgent, NullAgent
@@ -23,6 +23,7 @@ from pytest_crmbench.run.episode import Agent, AgentContext, Limits, ToolBox, ru
 __version__ = "0.1.0"
 
 __all__ = [
+    "ZERO",
     "Agent",
     "AgentAbort",
     "AgentContext",
@@ -57,6 +58,7 @@ __all__ = [
     "dry_run",
     "grade",
     "invariant",
+    "norm",
     "require",
     "run_episode",
     "tool",

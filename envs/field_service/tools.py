@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timedelta
 from typing import Annotated, Any, Literal
 
-from pytest_crmbench import IsoDate, Rejection, Required, Timestamp, ToolEnvironment, require, tool
+from pytest_crmbench import IsoDate, Rejection, Required, Timestamp, ToolEnvironment, norm, require, tool
 
 from .data_model import CLOSED_WORK_ORDER, MOVABLE_APPOINTMENT, OPEN_APPOINTMENT
 
@@ -152,7 +152,7 @@ class CustomerTools(SchedulingRules):
             postal_code: The billing postal code they stated.
         """
         account = self.get("accounts", account_id)
-        verified = postal_code.strip() == account["postal_code"]
+        verified = norm(postal_code) == norm(account["postal_code"])
         return {"account_id": account_id, "verified": verified, "name": account["name"] if verified else None}
 
     @tool(kind="read")

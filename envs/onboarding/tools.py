@@ -7,14 +7,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pytest_crmbench import Rejection, Required, ToolEnvironment, require, tool
+from pytest_crmbench.env.values import norm
 
 from .data_model import REQUIRED_DOCUMENTS, DeclaredOwner, DocType, Product, Role
-
-
-def norm(text: str | None) -> str:
-    """Text compared the way a person would: case and runs of spaces ignored."""
-    return " ".join((text or "").split()).casefold()
-
 
 NEXT_STEP = {
     "created": "configure products (configure_products)",

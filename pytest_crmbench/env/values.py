@@ -44,6 +44,15 @@ from pytest_crmbench.env.rejection import Rejection
 CENT = Decimal("0.01")
 ZERO = Decimal("0.00")
 """Money zero, as every Money value is stored (two places)."""
+
+
+def norm(text: str | None) -> str:
+    """Text as identity details are compared in every domain: case and runs of spaces ignored
+    ("Dana  Whitfield " is "dana whitfield"), so whether an agent's verification succeeds never
+    depends on which domain checks it."""
+    return " ".join((text or "").split()).casefold()
+
+
 MONEY_LIMIT = Decimal(10) ** 13
 """Amounts must stay below ten trillion: more digits than that are a typo or an attack, and a
 cents Decimal of that size still fits the default 28-digit context exactly."""

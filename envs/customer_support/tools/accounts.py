@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_crmbench import require, tool
+from pytest_crmbench.env.values import norm
 
 from ..data_model import CaseStatus
-from .base import SupportTools, norm
+from .base import SupportTools
 
 
 class AccountTools(SupportTools):

@@ -12,11 +12,6 @@ from pytest_crmbench.env.values import ZERO
 from ..data_model import OPEN_STATUSES
 
 
-def norm(text: str | None) -> str:
-    """Text compared the way a person would: case and runs of spaces ignored."""
-    return " ".join((text or "").split()).casefold()
-
-
 def invoice_total(invoice: Mapping[str, Any]) -> Decimal:
     return sum((line["amount"] for line in invoice["lines"]), ZERO)
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_crmbench import require, tool
+from pytest_crmbench.env.values import norm
 
-from .base import SupportTools, norm
+from .base import SupportTools
 
 
 class ServiceTools(SupportTools):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_crmbench import require, tool
+from pytest_crmbench import norm, require, tool
 
 from .base import ItsmTools
 
@@ -19,7 +19,7 @@ class PeopleTools(ItsmTools):
             full_name: The full name they stated.
         """
         user = self.get("users", user_id)
-        matches = " ".join(full_name.split()).casefold() == user["name"].casefold()
+        matches = norm(full_name) == norm(user["name"])
         return {"user_id": user_id, "verified": matches and user["active"]}
 
     @tool(kind="read")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from pytest_crmbench import IsoDate, NonBlank, Rejection, Required, require, tool
+from pytest_crmbench.env.values import norm
 
 from ..data_model import OptOutSource
-from .base import MarketingTools, norm
+from .base import MarketingTools
 
 
 class AudienceTools(MarketingTools):

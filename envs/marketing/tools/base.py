@@ -9,11 +9,6 @@ from pytest_crmbench import ToolEnvironment, require
 from ..data_model import OPEN_CAMPAIGN
 
 
-def norm(text: str | None) -> str:
-    """Text compared the way a person would: case and runs of spaces ignored."""
-    return " ".join((text or "").split()).casefold()
-
-
 class MarketingTools(ToolEnvironment):
     """Base of the marketing tool mixins: shared rules, no tools of its own."""
 

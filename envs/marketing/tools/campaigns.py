@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pytest_crmbench import Amount, IsoDate, NonBlank, Rejection, require, tool
+from pytest_crmbench.env.values import norm
 
-from .base import MarketingTools, norm
+from .base import MarketingTools
 
 TRANSITIONS = {"Planned": ("In Progress", "Aborted"), "In Progress": ("Completed", "Aborted")}
 

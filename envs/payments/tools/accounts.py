@@ -6,8 +6,9 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from pytest_crmbench import Required, require, tool
+from pytest_crmbench.env.values import norm
 
-from .base import PaymentsTools, norm
+from .base import PaymentsTools
 
 
 class AccountTools(PaymentsTools):

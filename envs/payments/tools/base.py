@@ -17,11 +17,6 @@ def points_for(amount: Decimal, per_dollar: int) -> int:
     return int((amount * per_dollar).to_integral_value(rounding=ROUND_FLOOR))
 
 
-def norm(text: str | None) -> str:
-    """Text compared the way a person would: case and runs of spaces ignored."""
-    return " ".join((text or "").split()).casefold()
-
-
 def remaining(txn: Mapping[str, Any]) -> Decimal:
     """What of a payment is not refunded yet (refundable, or still disputable)."""
     return txn["amount"] - txn["refunded_amount"]  # type: ignore[no-any-return]

@@ -9,8 +9,9 @@ from typing import Any
 
 from pytest_crmbench import IsoDate, YearMonth, require, tool
 from pytest_crmbench.env.kit import day_of
+from pytest_crmbench.env.values import norm
 
-from .base import PaymentsTools, norm
+from .base import PaymentsTools
 
 
 def _total(lines: list[dict[str, Any]], kind: str) -> Decimal:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pytest_crmbench import Rejection, require, tool
+from pytest_crmbench.env.values import norm
 
-from .base import PaymentsTools, norm
+from .base import PaymentsTools
 
 
 class MethodTools(PaymentsTools):

@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Annotated, Any
 
 from pytest_crmbench import Required, require, tool
-from pytest_crmbench.env.values import ZERO
+from pytest_crmbench.env.values import ZERO, norm
 
 from ..data_model import MODIFIABLE
 from .base import RetailRules
@@ -22,7 +22,7 @@ class CustomerTools(RetailRules):
             email: The email address they stated.
         """
         customer = self.get("customers", customer_id)
-        verified = email.strip().lower() == customer["email"]
+        verified = norm(email) == norm(customer["email"])
         return {"customer_id": customer_id, "verified": verified, "name": customer["name"] if verified else None}
 
     @tool(kind="read")

@@ -10,11 +10,6 @@ from pytest_crmbench import ToolEnvironment, require
 from ..data_model import CLOSED_LEAD
 
 
-def norm(text: str | None) -> str:
-    """Text compared the way a person would: case and runs of spaces ignored."""
-    return " ".join((text or "").split()).casefold()
-
-
 class SalesTools(ToolEnvironment):
     """Base of the sales tool mixins: shared rules, no tools of its own."""
 

@@ -6,9 +6,10 @@ import re
 from typing import Annotated, Any
 
 from pytest_crmbench import NonBlank, Rejection, Required, require, tool
+from pytest_crmbench.env.values import norm
 
 from ..data_model import CallOutcome, LeadSource
-from .base import SalesTools, norm
+from .base import SalesTools
 
 DUPLICATE_CALL = "This call is already logged (same lead, rep and outcome in the last 10 minutes)."
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[a-z]{2,}$", re.IGNORECASE)

@@ -6,9 +6,10 @@ from datetime import date
 from typing import Any
 
 from pytest_crmbench import Amount, IsoDate, Rejection, require, tool
+from pytest_crmbench.env.values import norm
 
 from ..data_model import STAGE_PROBABILITY, Stage
-from .base import SalesTools, norm
+from .base import SalesTools
 
 CLOSED = ("Closed Won", "Closed Lost")
 
