@@ -64,7 +64,7 @@ class PaymentsTools(ToolEnvironment):
         if method["type"] != "card":
             return False
         today = self.today()
-        return (method["exp_year"], method["exp_month"]) < (today.year, today.month)  # type: ignore[no-any-return]
+        return (method["exp_year"], method["exp_month"]) < (today.year, today.month)
 
     def transferred_today(self, account_id: str) -> Decimal:
         today = self.today()
