@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_crmbench.core.families import GRADING_ORDER
+from pytest_crmbench.core.families import PROGRAMMATIC
 from pytest_crmbench.results.records import ResultRecord
-
-PROGRAMMATIC = [family for family in GRADING_ORDER if not family.judged]
 
 
 def selftest_lines(records: Sequence[ResultRecord]) -> list[str]:

@@ -70,10 +70,10 @@ order. ``execution`` (non-convergence at the limits, an agent abort or crash, wh
 whatever its checks say, spec §A.1) comes last: figure 13's "tool-call error" slice holds only
 such tasks with no failed check."""
 
-GRADING_ORDER: tuple[CheckFamily, ...] = (
-    *(f for f in FAMILIES if not f.judged),
-    *(f for f in FAMILIES if f.judged),
-)
+PROGRAMMATIC: tuple[CheckFamily, ...] = tuple(f for f in FAMILIES if not f.judged)
+"""The families :func:`programmatic_checks` decides, in position order (the judge decides the rest)."""
+
+GRADING_ORDER: tuple[CheckFamily, ...] = (*PROGRAMMATIC, *(f for f in FAMILIES if f.judged))
 """The order of a task's verdicts and of figure 14's columns: programmatic families, then judged ones."""
 
 FIELDS: tuple[ContractField[Any], ...] = tuple(field for f in FAMILIES for field in f.fields)
@@ -107,9 +107,6 @@ def kind_of(check_name: str) -> str:
 
 class FieldGroupModel(FrozenModel):
     """A sub-mapping of the contract (``forbidden:``)."""
-
-    def declared(self) -> bool:
-        return any(bool(value) for value in self.__dict__.values())
 
 
 class ContractBase(FrozenModel):
@@ -179,7 +176,7 @@ else:
 
 def programmatic_checks(contract: Contract, evidence: Evidence) -> list[CheckVerdict]:
     """Every declared programmatic check, family by family in grading order."""
-    return [verdict for each in GRADING_ORDER if not each.judged for verdict in each.check(contract, evidence)]
+    return [verdict for each in PROGRAMMATIC for verdict in each.check(contract, evidence)]
 
 
 def declarations(contract: Contract) -> dict[str, int]:

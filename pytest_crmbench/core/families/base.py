@@ -198,7 +198,6 @@ class ContractRow:
     wanted: str
 
 
-@dataclass
 class CheckFamily:
     """One check family. Subclasses set the class attributes and implement :meth:`check`.
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_crmbench.core.errors import SpecError
-from pytest_crmbench.core.families import FAMILIES, declarations, field_of_check
+from pytest_crmbench.core.families import PROGRAMMATIC, declarations, field_of_check
 from pytest_crmbench.release.mutation.run import TaskAudit
 
 THRESHOLD = 0.90
@@ -73,7 +73,7 @@ def operator_counts(audits: Iterable[TaskAudit]) -> dict[str, dict[str, int]]:
     return {operator: dict(sorted(counts.items())) for operator, counts in sorted(table.items())}
 
 
-_JUDGED_ROWS = frozenset(field.row for family in FAMILIES if family.judged for field in family.fields)
+_PROGRAMMATIC_ROWS = frozenset(field.row for family in PROGRAMMATIC for field in family.fields)
 
 
 def lone_catches(audit: TaskAudit) -> dict[str, int]:
@@ -86,7 +86,7 @@ def lone_catches(audit: TaskAudit) -> dict[str, int]:
     a domain's hints never insert.
     """
     contract = audit.record.task.contract
-    lone = {row: 0 for row, n in declarations(contract).items() if n and row not in _JUDGED_ROWS}
+    lone = {row: 0 for row, n in declarations(contract).items() if n and row in _PROGRAMMATIC_ROWS}
     caught = [r.failed_checks for r in audit.results if r.outcome == "killed"]
     caught += [t.failed_checks for t in audit.trajectories if t.kind == "counterexamples" and t.failed_checks]
     for checks in caught:
