@@ -7,9 +7,15 @@ Each project is ``<pytester.path>/envs`` (a copy of ``tests/data/envs``, the ``m
 from __future__ import annotations
 
 import shutil
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.release.manifest import TAG_COUNTS
 
 DATA = Path(__file__).parents[1] / "data"
 MINI_IDS = [
@@ -112,3 +118,13 @@ class ByTask:
         return self.agent.respond(conversation, tools)
 '''
 """Conftest text for test agents that behave per task (prefix a conftest with it)."""
+
+
+def manifest_invariants(tasks: Sequence[Task]) -> dict[str, Any]:
+    """The manifest's ``invariants`` for exactly these tasks: what an author sets after a change."""
+    return {
+        "tasks_per_domain": dict(Counter(t.domain for t in tasks)),
+        "tasks_per_difficulty": dict(Counter(t.difficulty for t in tasks)),
+        "tasks_per_tag_count": dict(Counter(TAG_COUNTS[len(t.capabilities)] for t in tasks)),
+        "forbidden_action_declarations": sum(len(t.contract.forbidden.actions) for t in tasks),
+    }

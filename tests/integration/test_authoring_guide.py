@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,7 @@ import yaml
 
 from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.loader import load_task_file
-from pytest_crmbench.release.manifest import TAG_COUNTS
+from tests.integration.helpers import manifest_invariants
 
 REPO = Path(__file__).parents[2]
 EXAMPLE = REPO / "docs" / "example"
@@ -65,12 +64,7 @@ def _small_repository(root: Path) -> None:
     shutil.copy(REPO / "agents" / f"{BASE_DOMAIN}.yaml", root / "agents")
     tasks = [record.task for record in load_task_file(root / "tasks" / f"{BASE_DOMAIN}.yaml")]
     manifest = yaml.safe_load((REPO / "tasks" / "manifest.yaml").read_text(encoding="utf-8"))
-    manifest["invariants"] = {
-        "tasks_per_domain": {BASE_DOMAIN: len(tasks)},
-        "tasks_per_difficulty": dict(Counter(t.difficulty for t in tasks)),
-        "tasks_per_tag_count": dict(Counter(TAG_COUNTS[len(t.capabilities)] for t in tasks)),
-        "forbidden_action_declarations": sum(len(t.contract.forbidden.actions) for t in tasks),
-    }
+    manifest["invariants"] = manifest_invariants(tasks)
     manifest["free_text_arguments"] = {BASE_DOMAIN: manifest["free_text_arguments"][BASE_DOMAIN]}
     text = yaml.safe_dump(manifest, default_flow_style=None, sort_keys=False)
     (root / "tasks" / "manifest.yaml").write_text(text, encoding="utf-8")

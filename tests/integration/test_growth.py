@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -21,7 +20,7 @@ from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.release.inventory import README_BEGIN, README_END
-from pytest_crmbench.release.manifest import TAG_COUNTS
+from tests.integration.helpers import manifest_invariants
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "docs" / "example"
@@ -63,12 +62,7 @@ def _new_totals(root: Path) -> None:
     tasks = [record.task for record in loaded.records]
     manifest = yaml.safe_load((tasks_dir / "manifest.yaml").read_text(encoding="utf-8"))
     manifest["version"] = "9.9.9"
-    manifest["invariants"] = {
-        "tasks_per_domain": dict(Counter(t.domain for t in tasks)),
-        "tasks_per_difficulty": dict(Counter(t.difficulty for t in tasks)),
-        "tasks_per_tag_count": dict(Counter(TAG_COUNTS[len(t.capabilities)] for t in tasks)),
-        "forbidden_action_declarations": sum(len(t.contract.forbidden.actions) for t in tasks),
-    }
+    manifest["invariants"] = manifest_invariants(tasks)
     manifest["free_text_arguments"]["bank"] = ["execute_transfer.memo", "freeze_account.reason"]
     text = yaml.safe_dump(manifest, default_flow_style=None, sort_keys=False)
     (tasks_dir / "manifest.yaml").write_text(text, encoding="utf-8")
