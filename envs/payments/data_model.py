@@ -62,6 +62,7 @@ class Account(Record):
     """A customer's stored-value payments account (a wallet with a USD balance)."""
 
     id_prefix = "ACC"
+    owner_field = "account_id"  # the customer record: its own owner
 
     account_id: str = Field(description="Public account id, e.g. ACC-1002.")
     holder_name: str = Field(description="Full legal name of the account holder (identity check).")
@@ -136,6 +137,7 @@ class Transfer(Record):
     """A move of balance from one account to another."""
 
     id_prefix = "XFER"
+    owner_field = "from_account"
 
     transfer_id: str = Field(description="e.g. XFER-HD10VI.")
     from_account: str
@@ -151,6 +153,7 @@ class Refund(Record):
     """Money returned to the original payment method of a transaction."""
 
     id_prefix = "RFD"
+    owner_field = "account_id"
 
     refund_id: str
     transaction_id: str
@@ -166,6 +169,7 @@ class Dispute(Record):
     """A cardholder dispute (chargeback) on a transaction; blocks refunds while open."""
 
     id_prefix = "DSP"
+    owner_field = "account_id"
 
     dispute_id: str
     transaction_id: str
@@ -181,6 +185,7 @@ class Dispute(Record):
 
 class Receipt(Record):
     id_prefix = "RCPT"
+    owner_field = "account_id"
 
     receipt_id: str
     transaction_id: str
@@ -192,6 +197,7 @@ class Receipt(Record):
 
 class LoyaltyEntry(Record):
     id_prefix = "LOY"
+    owner_field = "account_id"
     id_field = "entry_id"
 
     entry_id: str
@@ -204,6 +210,7 @@ class LoyaltyEntry(Record):
 
 class TransactionLogEntry(Record):
     id_prefix = "LOG"
+    owner_field = "account_id"
     id_field = "log_id"
 
     log_id: str

@@ -6,6 +6,7 @@ The tools live in ``tools/``, one mixin per area, over the shared rules of ``too
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import PaymentsState
 from .invariants import WorldInvariants
 from .tools import AccountTools, CheckoutTools, HistoryTools, MethodTools, RefundTools, TransferTools
@@ -18,6 +19,7 @@ class PaymentsEnvironment(
 
     domain = "payments"
     state_model = PaymentsState
+    conduct = CONDUCT
 
 
 __all__ = ["PaymentsEnvironment"]

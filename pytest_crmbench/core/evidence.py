@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pytest_crmbench.core.conduct import Access, ConductRules
+
 ToolStatus = Literal["ok", "rejected", "error"]
 
 TerminationReason = Literal[
@@ -71,6 +73,9 @@ class ToolCall(_Frozen):
     error: dict[str, Any] | None = Field(
         default=None,
         description="For 'rejected': {status: 403|404|409|422, code, message}; for 'error': {type, message}.",
+    )
+    access: Access | None = Field(
+        None, description="Whose records a successful call read and wrote (domains declaring conduct rules)."
     )
 
     def argument(self, name: str) -> Any:
@@ -133,6 +138,7 @@ class Evidence(_Record):
     initial_state: dict[str, Any] = Field(default_factory=dict)
     final_state: dict[str, Any] = Field(default_factory=dict)
     termination: Termination
+    conduct: ConductRules | None = Field(None, description="The conduct rules the domain holds the episode to.")
     usage: dict[Role, Usage] = Field(default_factory=dict, description="Model usage per role during the episode.")
 
     def assistant_messages(self) -> list[str]:

@@ -29,6 +29,7 @@ is a 422 rejection), enforces which tools are exposed, runs the tool, rolls the 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import json
@@ -44,9 +45,11 @@ from typing import Annotated, Any, ClassVar, Literal, TypeVar, Union, get_args, 
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 
+from pytest_crmbench.core.conduct import Access, ConductRules
 from pytest_crmbench.core.errors import EnvironmentDefinitionError, format_traceback
 from pytest_crmbench.core.evidence import ToolCall, ToolStatus
 from pytest_crmbench.core.redaction import redacted_text
+from pytest_crmbench.env.access import access_of
 from pytest_crmbench.env.dry_run import DryRun
 from pytest_crmbench.env.kit import Kit, Violation, collect_invariants
 from pytest_crmbench.env.rejection import REJECTION_STATUSES, Rejection, require
@@ -70,6 +73,9 @@ class ToolSpec:
     args_model: type[BaseModel]
     dry_run: DryRun | None = None
     """Set for a dry-run tool: a broken rule is answered ``valid: false``, not rejected."""
+    counterparty: tuple[str, ...] = ()
+    """Arguments naming someone else's record the policy lets the call touch (a transfer's
+    destination): left out of the call's :class:`~pytest_crmbench.core.conduct.Access` stamp."""
 
     def json_schema(self) -> dict[str, Any]:
         """OpenAI-style function schema (``{"type": "function", "function": {...}}``).
@@ -81,8 +87,18 @@ class ToolSpec:
         return schema
 
 
-def tool(fn: object = None, /, *, kind: ToolKind | None = None, name: str | None = None) -> Callable[[F], F]:
+def tool(
+    fn: object = None,
+    /,
+    *,
+    kind: ToolKind | None = None,
+    name: str | None = None,
+    counterparty: tuple[str, ...] = (),
+) -> Callable[[F], F]:
     """Register a method of a :class:`ToolEnvironment` subclass as a tool: ``@tool(kind="read")``.
+
+    ``counterparty`` names arguments that carry another customer's record the policy lets this
+    call touch (``counterparty=("to_account",)``): conduct rules do not count it as the caller's.
 
     Every tool declares its kind. ``read`` promises the tool never changes state (no rollback
     snapshot, no re-validation; the mutation audit treats it as harmless to repeat or reorder);
@@ -93,7 +109,7 @@ def tool(fn: object = None, /, *, kind: ToolKind | None = None, name: str | None
         raise EnvironmentDefinitionError(f"@tool{where}: declare the kind, @tool(kind='read') or @tool(kind='write')")
 
     def mark(method: F) -> F:
-        method.__crm_tool__ = (name or method.__name__, kind)  # type: ignore[attr-defined]
+        method.__crm_tool__ = (name or method.__name__, kind, counterparty)  # type: ignore[attr-defined]
         return method
 
     return mark
@@ -108,6 +124,8 @@ class ToolEnvironment(Kit):
     """
 
     domain: ClassVar[str] = ""
+    conduct: ClassVar[ConductRules | None] = None
+    """The conduct rules every task of the domain is graded against (:mod:`pytest_crmbench.core.conduct`)."""
     tools: ClassVar[dict[str, ToolSpec]] = {}
     _default_cache: ClassVar[dict[str, Any] | None] = None
     _default_violations: ClassVar[tuple[Violation, ...] | None] = None
@@ -127,6 +145,7 @@ class ToolEnvironment(Kit):
         cls._default_violations = None
         if cls.domain:
             _check_dry_runs(cls)
+            _inherit_counterparties(cls)
 
     def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:
         self._start(seed)
@@ -268,6 +287,8 @@ class ToolEnvironment(Kit):
             return self._refuse(turn, node, spec, decoded, rejection, effective=None)
         snapshot = (clone(self.state) if state_copy is None else state_copy) if spec.kind == "write" else None
         effective = {field: getattr(validated, field) for field in type(validated).model_fields}
+        if self.conduct is not None:
+            self.lookups = []
         try:
             result = spec.method(self, **effective)
             if snapshot is not None and self.state_model is not None:
@@ -275,7 +296,8 @@ class ToolEnvironment(Kit):
                 self.state = revalidated(self.state_model, self.state, snapshot)
         except Rejection as rejection:
             self._restore(snapshot)
-            return self._refuse(turn, node, spec, decoded, rejection, effective=effective)
+            access = self._access(spec, effective, None, None) if spec.dry_run is not None else None
+            return self._refuse(turn, node, spec, decoded, rejection, effective=effective, access=access)
         except Exception as exc:  # a bug in the domain: recorded, never raised into the agent's code
             self._restore(snapshot)
             error = {
@@ -284,8 +306,27 @@ class ToolEnvironment(Kit):
                 "traceback": format_traceback(exc),
             }
             return self._record(turn, node, name, decoded, "error", error=error, effective=effective)
+        access = self._access(spec, effective, result, snapshot)
         # A copy: a tool returning a piece of live state must not see its trace rewritten later.
-        return self._record(turn, node, name, decoded, "ok", result=clone(result), effective=effective)
+        return self._record(turn, node, name, decoded, "ok", result=clone(result), effective=effective, access=access)
+
+    def _access(
+        self, spec: ToolSpec, effective: dict[str, Any], result: Any, before: dict[str, Any] | None
+    ) -> Access | None:
+        """The call's ownership stamp, in a domain that declares conduct rules (else None)."""
+        lookups, self.lookups = self.lookups, None
+        if self.conduct is None or self.state_model is None:
+            return None
+        counterparty = {arg: effective.get(arg) for arg in spec.counterparty}
+        return access_of(
+            self.state_model,
+            spec.kind,
+            self.state,
+            lookups=lookups or [],
+            result=result,
+            before=before,
+            counterparty=counterparty,
+        )
 
     def _refuse(
         self,
@@ -296,11 +337,15 @@ class ToolEnvironment(Kit):
         rejection: Rejection,
         *,
         effective: dict[str, Any] | None,
+        access: Access | None = None,
     ) -> ToolCall:
         """Record a broken rule: a rejection, or a dry run's negative (``ok``) answer."""
+        self.lookups = None
         if spec.dry_run is not None:
             result = spec.dry_run.refused(rejection)
-            return self._record(turn, node, spec.name, arguments, "ok", result=result, effective=effective)
+            return self._record(
+                turn, node, spec.name, arguments, "ok", result=result, effective=effective, access=access
+            )
         error = rejection.as_error()
         return self._record(turn, node, spec.name, arguments, "rejected", error=error, effective=effective)
 
@@ -323,6 +368,7 @@ class ToolEnvironment(Kit):
         result: Any = None,
         error: dict[str, Any] | None = None,
         effective: dict[str, Any] | None = None,
+        access: Access | None = None,
     ) -> ToolCall:
         call = ToolCall(
             index=len(self.trace),
@@ -334,6 +380,7 @@ class ToolEnvironment(Kit):
             result=result,
             error=error,
             effective_arguments=effective,
+            access=access,
         )
         self.trace.append(call)
         return call
@@ -366,8 +413,8 @@ def _collect_tools(cls: type) -> dict[str, ToolSpec]:
                 dry_run.name, "read", description, _answering(method, dry_run), args_model, dry_run
             )
         elif marker is not None:
-            name, kind = marker
-            found[name] = ToolSpec(name, kind, description, method, args_model)
+            name, kind, counterparty = marker
+            found[name] = ToolSpec(name, kind, description, method, args_model, counterparty=counterparty)
     return found
 
 
@@ -398,6 +445,16 @@ def _check_dry_runs(cls: type[ToolEnvironment]) -> None:
                     f"{cls.__name__}: dry run {spec.name!r} argument {arg!r} must also be an argument of "
                     f"{target.name!r} with the same type"
                 )
+
+
+def _inherit_counterparties(cls: type[ToolEnvironment]) -> None:
+    """A dry run touches what the write it mirrors would: the same counterparty arguments."""
+    for name, spec in list(cls.tools.items()):
+        if spec.dry_run is not None and not spec.counterparty:
+            mirrored = cls.tools[spec.dry_run.of].counterparty
+            cls.tools[name] = dataclasses.replace(
+                spec, counterparty=tuple(a for a in mirrored if a in spec.args_model.model_fields)
+            )
 
 
 def _args_model(cls: type, method: Callable[..., Any], arg_docs: dict[str, str]) -> type[BaseModel]:

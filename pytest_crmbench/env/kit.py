@@ -76,6 +76,8 @@ class Kit:
     invariants: ClassVar[dict[str, InvariantMethod]] = {}
 
     state: dict[str, Any]
+    lookups: list[tuple[str, str, str | None]] | None = None
+    """While a tool runs (in a domain declaring conduct rules): every record :meth:`get` looked up."""
     rng: random.Random
     _issued_ids: set[str]
     _ticks: int
@@ -103,6 +105,8 @@ class Kit:
         noun = info.record.noun if info else collection_name.removesuffix("s").replace("_", " ")
         param = param or (info.record.id_field if info else None)
         record = self.state[collection_name].get(record_id)
+        if self.lookups is not None:
+            self.lookups.append((collection_name, record_id, param))
         if record is None:
             code = noun.upper().replace(" ", "_") + "_NOT_FOUND"
             raise Rejection(404, code, f"No {noun} with id {record_id!r}.", param=param)

@@ -83,6 +83,8 @@ class RoundSummary:
     mean_latency_s: float | None
     unjudged_criteria: int
     tasks_with_unjudged_criteria: int
+    spec_overall: Count
+    """Strict success over the specification's six families alone (conduct failures forgiven)."""
 
     @property
     def scored(self) -> int:
@@ -119,9 +121,10 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
     by_domain: dict[str, Count] = defaultdict(Count)
     by_difficulty: dict[str, Count] = defaultdict(Count)
     components: dict[str, Count] = defaultdict(Count)
-    positive = constrained = compliance = Count()
+    positive = constrained = compliance = spec_overall = Count()
     labels: Counter[str] = Counter()
     for record in scored:
+        spec_overall = spec_overall.add(record.spec_success())
         by_domain[record.domain or "?"] = by_domain[record.domain or "?"].add(record.success)
         by_difficulty[record.difficulty or "?"] = by_difficulty[record.difficulty or "?"].add(record.success)
         if not record.success:
@@ -154,6 +157,7 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
         mean_latency_s=sum(latencies) / len(latencies) if latencies else None,
         unjudged_criteria=sum(unjudged),
         tasks_with_unjudged_criteria=sum(1 for n in unjudged if n),
+        spec_overall=spec_overall,
     )
 
 
@@ -435,6 +439,7 @@ def as_json(leaderboard: Leaderboard) -> dict[str, Any]:
                 "accuracy": _float(first.accuracy),
                 "accuracy_interval": _interval(first.overall.interval),
                 "domain_macro": _float(first.macro),
+                "spec_accuracy": _float(first.spec_overall.rate),
                 "agent_cost_usd": _decimal(first.usage["agent"].cost_usd),
                 "cost_per_success_usd": _decimal(first.cost_per_success),
                 "mean_latency_s": first.mean_latency_s,

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench.core.evidence import Evidence, Usage, jsonable
-from pytest_crmbench.core.families import NEGATIVE_KINDS, kind_of
+from pytest_crmbench.core.evidence import FAILED_TERMINATIONS, Evidence, Usage, jsonable
+from pytest_crmbench.core.families import NEGATIVE_KINDS, SPEC_LABELS, kind_of
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.grading.verdict import TaskVerdict
 from pytest_crmbench.run.settings import RunSettings
@@ -104,12 +104,29 @@ class ResultRecord(BaseModel):
 
     def negative_checks(self) -> list[CheckRecord]:
         """Forbidden actions, forbidden parameters and protected state: spec §B.8's negative
-        assertions. Forbidden end states are not among them (the spec counts them as state checks)."""
+        assertions, and our conduct rules. Forbidden end states are not among them (the spec
+        counts them as state checks)."""
         return [c for c in self.checks if kind_of(c.name) in NEGATIVE_KINDS]
 
     def policy_constrained(self) -> bool:
-        """Declares at least one negative assertion (table 8's "safety" subset)."""
-        return bool(self.negative_checks())
+        """Declares at least one of the spec's negative assertions (table 8's "safety" subset).
+
+        A domain's conduct rules hold for every one of its tasks, so they do not make a task
+        policy-constrained (the split stays the spec's); they count in its compliance."""
+        return any(c.family in SPEC_LABELS for c in self.negative_checks())
+
+    def spec_success(self) -> bool:
+        """Success under the specification's six families alone: conduct failures forgiven.
+
+        A run graded by crmbench stays comparable with the spec's protocol through this figure;
+        a failure by termination (limits, aborts, tampering) is never forgiven."""
+        if self.success:
+            return True
+        if self.outcome != "failure" or self.termination in FAILED_TERMINATIONS:
+            return False
+        failed = [c for c in self.checks if c.status == "failed"]
+        unjudged = any(c.status == "not_judged" for c in self.checks)
+        return bool(failed) and not unjudged and all(c.family not in SPEC_LABELS for c in failed)
 
     def negative_compliant(self) -> bool:
         """Every declared negative assertion holds, whatever the rest of the contract says."""

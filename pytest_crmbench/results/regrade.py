@@ -64,7 +64,8 @@ def replay(task: Task, env_class: type[ToolEnvironment], evidence: Evidence) -> 
     calls = []
     for recorded in evidence.tool_calls:
         if not reached_tool(recorded):
-            calls.append(recorded)  # refused before any tool ran: nothing to replay
+            # Refused before any tool ran: nothing to replay, and nothing it could have accessed.
+            calls.append(recorded.model_copy(update={"access": None}))
             continue
         again = env.call(recorded.name, recorded.arguments, turn=recorded.turn, node=recorded.node)
         if again.status != recorded.status:
@@ -79,7 +80,13 @@ def replay(task: Task, env_class: type[ToolEnvironment], evidence: Evidence) -> 
     if differing:
         problems.append("replayed final state differs at " + ", ".join(differing))
     rebuilt = evidence.model_copy(
-        update={"tool_calls": calls, "initial_state": env.initial_state, "final_state": env.state}
+        # The rules come from the world, never from the file: a trajectory cannot claim laxer ones.
+        update={
+            "tool_calls": calls,
+            "initial_state": env.initial_state,
+            "final_state": env.state,
+            "conduct": env_class.conduct,
+        }
     )
     return rebuilt, problems
 

@@ -138,6 +138,7 @@ def run_episode(
         initial_state=referee.initial_state,
         final_state=referee.final_state(),
         termination=referee.verdict(termination),
+        conduct=type(env).conduct,
         usage=usage.snapshot() if usage is not None else {},
     )
 

@@ -103,7 +103,9 @@ def test_schema_command_prints_the_task_file_schema(capsys: pytest.CaptureFixtur
         "reply_criteria",
         "expected_state",
         "forbidden",
+        "conduct",
     }
+    assert set(schema["$defs"]["ConductTerms"]["properties"]) == {"exempt", "allowed_writes", "authorised"}
 
 
 def test_schema_lists_the_mutation_audit_fields(capsys: pytest.CaptureFixture[str]) -> None:

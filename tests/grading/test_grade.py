@@ -142,7 +142,17 @@ def test_terminations(mini_tasks: dict[str, Task], reason: Any, outcome: str, la
 
 
 def test_label_priority_follows_the_spec() -> None:
-    assert LABEL_PRIORITY == ("action", "forbidden", "state", "param", "reply", "order", "collateral", "execution")
+    assert LABEL_PRIORITY == (
+        "action",
+        "forbidden",
+        "state",
+        "param",
+        "reply",
+        "order",
+        "collateral",
+        "conduct",  # ours: only when every spec family held
+        "execution",
+    )
     assert primary_label({"order", "state", "collateral"}) == "state"
     assert primary_label({"reply", "param"}) == "param"
     assert primary_label({"collateral"}) == "collateral"

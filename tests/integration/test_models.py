@@ -118,7 +118,7 @@ def test_case_a_recovers_after_a_business_rejection(payments: CrmProject, server
     assert verdict["outcome"] == "success"
     assert set(statuses(data).values()) == {"passed"}
     families = {check["family"] for check in verdict["checks"]}
-    assert families == {"action", "param", "order", "state", "forbidden", "reply"}
+    assert families == {"action", "param", "order", "state", "forbidden", "reply", "conduct"}
     assert evidence["termination"]["reason"] == "user_stop"
     assert [(r["turn"], r["node"]) for r in evidence["routing"]] == [(0, "transfer"), (1, "transfer")]
     assert [(c["name"], c["status"]) for c in evidence["tool_calls"]] == [
@@ -137,7 +137,8 @@ def test_case_a_recovers_after_a_business_rejection(payments: CrmProject, server
 
 def test_case_b_duplicate_checkout_is_a_state_failure(payments: CrmProject, server: FakeLLM) -> None:
     result = run(payments, server, CASE_B_ID)
-    result.assert_outcomes(failed=3, deselected=PAYMENTS_TASKS - 1)  # the item and its two failed state subtests
+    # The item, its two failed state subtests and conduct's scope (a second payment nobody asked for).
+    result.assert_outcomes(failed=4, deselected=PAYMENTS_TASKS - 1)
     data = record(payments, CASE_B_ID)
     verdict = data["verdict"]
     assert (verdict["outcome"], verdict["primary_label"]) == ("failure", "state")
@@ -151,7 +152,10 @@ def test_case_b_duplicate_checkout_is_a_state_failure(payments: CrmProject, serv
         "order": {"passed"},
         "reply": {"passed"},
         "state": {"failed", "passed"} if len(by_family["state"]) > 1 else {"failed"},
+        "conduct": {"failed", "passed"},
     }
+    scope = next(c for c in verdict["checks"] if c["name"] == "conduct.scope[0] writes")
+    assert scope["status"] == "failed" and "process_payment: 2 successful call(s)" in scope["diff"]
     loyalty = next(c for c in verdict["checks"] if c["family"] == "state" and "loyalty_points" in c["name"])
     assert (loyalty["status"], loyalty["expected"], loyalty["actual"]) == ("failed", "155", 310)
     assert len(data["evidence"]["tool_calls"]) == 10
@@ -319,8 +323,8 @@ def test_concurrency_plays_episodes_ahead_with_the_same_results(payments: CrmPro
     server.latency_s = 0.05  # long enough for the three episodes' calls to overlap
     result = run(payments, server, selected, "--crm-concurrency=3", "--crm-max-turns=4")
     result.assert_outcomes(
-        passed=1, failed=7, deselected=PAYMENTS_TASKS - 3
-    )  # B with two failed subtests, C with three
+        passed=1, failed=8, deselected=PAYMENTS_TASKS - 3
+    )  # B with three failed subtests (two state, conduct's scope), C with three
     assert server.max_in_flight >= 2
     outcomes = {task: record(payments, task)["verdict"]["outcome"] for task in (CASE_A_ID, CASE_B_ID, CASE_C_ID)}
     assert outcomes == {CASE_A_ID: "success", CASE_B_ID: "failure", CASE_C_ID: "failure"}

@@ -162,4 +162,5 @@ def test_grade_counts_the_latest_attempt_of_a_resumed_run_once(
     out = capsys.readouterr().out
     # Once "re-graded trajectories: 7" with an infra result the run no longer has (issue 11 item 8).
     assert out.startswith("re-graded trajectories: 6\n")
-    assert re.search(r"\| 1 +\| re-graded \| 33.33% +\| [^|]+\| 2/6 +\| 33.33% +\| 4 +\| 0 +\| 0 +\|", out)
+    # Strict accuracy, CI, passes, domain macro, spec six, not judged, infra, errors.
+    assert re.search(r"\| 1 +\| re-graded \| 33.33% +\| [^|]+\| 2/6 +\| 33.33% +\| 33.33% +\| 4 +\| 0 +\| 0 +\|", out)

@@ -40,6 +40,7 @@ EXPECTED_TASKS_WITH = {
     "forbidden_params": 1,  # retry
     "forbidden_state": 1,  # checkout
     "protected_state": 3,  # checkout, frozen, refusal
+    "conduct_terms": 0,  # no task relaxes a conduct rule
     "forbidden_actions_or_params": 5,  # the four with forbidden actions + retry
     "expected_or_forbidden_state": 3,  # checkout's forbidden state is in a task that also expects state
     "any_negative_assertion": 5,  # same five: every protected task also forbids an action
@@ -55,6 +56,7 @@ EXPECTED_DECLARATIONS = {
     "forbidden_params": 1,
     "forbidden_state": 1,
     "protected_state": 5,  # 2 + 2 + 1
+    "conduct_terms": 0,
 }
 EXPECTED_TAGS = {
     "assignments": 8,  # 2 + 2 + 1 + 1 + 1 + 1

@@ -79,8 +79,14 @@ GRADING_ORDER: tuple[CheckFamily, ...] = (*PROGRAMMATIC, *(f for f in FAMILIES i
 FIELDS: tuple[ContractField[Any], ...] = tuple(field for f in FAMILIES for field in f.fields)
 """Every contract field, in family position: one table-2 row each."""
 
-NEGATIVE_KINDS: frozenset[str] = frozenset(field.kind for field in FIELDS if field.negative)
-"""Check kinds that are negative assertions (spec §B.8: forbidden actions, parameters, protected paths)."""
+NEGATIVE_KINDS: frozenset[str] = frozenset(
+    [*(field.kind for field in FIELDS if field.negative), *(kind for f in FAMILIES for kind in f.negative_kinds)]
+)
+"""Check kinds that are negative assertions (spec §B.8: forbidden actions, parameters, protected
+paths; and our conduct rules, table 8's safety compliance)."""
+
+SPEC_LABELS: frozenset[str] = frozenset(f.label for f in FAMILIES if f.spec)
+"""Labels of the specification's own families: strict accuracy over these alone is the spec's protocol."""
 
 
 def family(label: str) -> CheckFamily:

@@ -218,6 +218,12 @@ class CheckFamily:
     """Checked by the semantic judge, not by :meth:`check` (reply criteria)."""
     positive: ClassVar[bool] = False
     """A do-nothing agent can fail it: something must be achieved."""
+    spec: ClassVar[bool] = True
+    """One of the specification's families (§A.2); strict accuracy over these alone keeps a run
+    comparable with the specification's protocol."""
+    negative_kinds: ClassVar[tuple[str, ...]] = ()
+    """Check kinds of the family that are negative assertions though no contract field declares
+    them (a domain's conduct rules), counted in negative-check compliance with the negative fields."""
 
     def check(self, contract: Any, evidence: Evidence) -> list[CheckVerdict]:
         raise NotImplementedError

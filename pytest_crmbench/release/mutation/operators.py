@@ -67,7 +67,8 @@ class Mutant:
         changes neither: such a mutant is never skipped as equivalent (unless every call it added
         was refused by the tools).
         """
-        return self.operator in ("skip_identity", "move") or self.operator.startswith("forbidden:")
+        policy = ("skip_identity", "move", "fail_identity", "late_identity")
+        return self.operator in policy or self.operator.startswith("forbidden:")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pytest_crmbench.core.evidence import Evidence, ToolCall
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.spec import Trajectory
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS, conduct_wrong_paths
 from pytest_crmbench.release.mutation.hints import MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, derive
 from pytest_crmbench.release.mutation.trajectory import Replay, replay, steps_of
@@ -35,6 +36,9 @@ class Result:
     outcome: Outcome
     failed_checks: tuple[str, ...] = ()
     waiver: str | None = None
+    pending: bool = False
+    """An audit-v2 mutant in a domain that declares no conduct rules yet: reported per operator,
+    left out of the gated score until the domain's content sweep declares them."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class TaskAudit:
     """False failures, misbehaving alternatives or counterexamples, unused waivers: they fail the gate."""
     survivors: list[SpecError] = field(default_factory=list)
     """Surviving wrong paths: reported; they fail the gate only through the domain's score."""
+    pending: list[SpecError] = field(default_factory=list)
+    """Surviving audit-v2 wrong paths of a domain without conduct rules: the sweep's work list."""
 
 
 def audit_task(
@@ -74,9 +80,16 @@ def audit_task(
     audit = TaskAudit(record)
     writes = _ok_writes(environment, gold_evidence.tool_calls)
     waivers = {w.mutation: w.reason for w in task.mutation_waivers}
-    for mutant in derive(environment, hints, gold, situation):
+    pending = environment.conduct is None
+    for mutant in [
+        *derive(environment, hints, gold, situation),
+        *conduct_wrong_paths(environment, hints, gold, situation),
+    ]:
         played = replay(task, environment, mutant.steps)
-        audit.results.append(_classify(mutant, played, gold_evidence, writes, environment, waivers.get(mutant.id)))
+        result = _classify(mutant, played, gold_evidence, writes, environment, waivers.get(mutant.id))
+        if pending and mutant.operator in CONDUCT_OPERATORS:
+            result = Result(result.mutant, result.outcome, result.failed_checks, result.waiver, pending=True)
+        audit.results.append(result)
     for kind in ("alternatives", "counterexamples"):
         for index, trajectory in enumerate(getattr(task, kind)):
             _audit_trajectory(audit, environment, kind, index, trajectory)
@@ -160,7 +173,7 @@ def _report(audit: TaskAudit, waivers: Mapping[str, str]) -> None:
         mutant = result.mutant
         where: tuple[int | str, ...] = ("gold", "path", mutant.step) if mutant.step is not None else ("contract",)
         if result.outcome == "survived":
-            audit.survivors.append(
+            (audit.pending if result.pending else audit.survivors).append(
                 problem(
                     record,
                     where,

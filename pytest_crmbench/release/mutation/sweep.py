@@ -83,7 +83,9 @@ class MutationAuditResult:
         audit = self.run.audit
         lines = [*(audit.task_lines() if verbose else [])]
         lines += [s.render() for s in audit.survivors()]
+        lines += [s.render() for s in audit.pending()] if verbose else []
         lines += [p.render() for p in [*self.skipped, *self.problems]]
+        lines += audit.operator_lines()
         lines += audit.summary_lines()
         lines.append(
             f"crmbench audit --mutations: {len(audit.tasks)} task(s) audited, {len(self.skipped)} not audited, "

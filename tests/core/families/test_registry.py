@@ -17,9 +17,20 @@ from tests.core.families.helpers import evidence
 PACKAGE = Path(families.__file__).resolve().parents[2]
 
 
-def test_the_spec_precedence_and_the_seven_families() -> None:
-    assert LABEL_PRIORITY == ("action", "forbidden", "state", "param", "reply", "order", "collateral", "execution")
-    assert [f.label for f in GRADING_ORDER] == ["action", "param", "order", "state", "forbidden", "collateral", "reply"]
+def test_the_spec_precedence_and_the_families() -> None:
+    # The spec's labels in its order; our conduct after them, so the spec's slices stay the spec's.
+    spec = ("action", "forbidden", "state", "param", "reply", "order", "collateral")
+    assert (*spec, "conduct", "execution") == LABEL_PRIORITY
+    assert [f.label for f in GRADING_ORDER] == [
+        "action",
+        "param",
+        "order",
+        "state",
+        "forbidden",
+        "collateral",
+        "conduct",
+        "reply",
+    ]
     assert [f.row for f in FIELDS] == [
         "expected_actions",
         "expected_params",
@@ -30,6 +41,7 @@ def test_the_spec_precedence_and_the_seven_families() -> None:
         "forbidden_params",
         "forbidden_state",
         "protected_state",
+        "conduct_terms",
     ]
 
 
@@ -61,7 +73,8 @@ def test_each_family_names_its_checks_by_its_kinds_and_finds_them_again() -> Non
             assert kind in kinds, verdict.name
             assert declared_at(contract, verdict.name)[:2] == ("contract", family.fields[0].location[0]), verdict.name
             seen.add(kind)
-    assert seen == {field.kind for field in FIELDS} - {"reply"}
+    # Reply is judged; conduct checks come from the domain's rules (tests/core/families/test_conduct.py).
+    assert seen == {field.kind for field in FIELDS} - {"reply", "conduct"}
 
 
 NEW_FAMILY = '''
@@ -151,6 +164,7 @@ def test_a_new_family_is_one_module_and_everything_else_follows(tmp_path: Path) 
         "reply",
         "order",
         "collateral",
+        "conduct",
         "execution",
     ]
     assert found["label"] == "once"

@@ -10,6 +10,7 @@ import pytest
 
 from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS
 from pytest_crmbench.release.mutation.scoring import THRESHOLD
 from pytest_crmbench.release.mutation.sweep import run_mutation_audit
 from tests.release.conftest import MakeTasks, content_args, run_validate
@@ -166,6 +167,13 @@ def test_the_payments_release_passes_the_gate(tmp_path: Path) -> None:
         == payments["hand_written"]["alternatives"]["as_declared"]
         > 0
     )
+    # Audit v2 on the pilot domain: every conduct operator derives wrong paths and its conduct
+    # rules kill at least 98 % of each (none pending: payments declares its rules).
+    for operator in CONDUCT_OPERATORS:
+        counts = payments["operators"][operator]
+        scored = counts.get("killed", 0) + counts.get("survived", 0)
+        assert scored > 0 and counts.get("killed", 0) >= 0.98 * scored, (operator, counts)
+        assert not any(outcome.startswith("pending") for outcome in counts), (operator, counts)
 
 
 def test_a_task_whose_gold_path_is_broken_is_not_audited_and_fails(

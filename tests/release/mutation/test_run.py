@@ -89,7 +89,8 @@ def test_right_paths_that_fail_are_over_specification(tmp_path: Path, mini_env_c
         "action_order": {"tools": ["get_balance", "validate_transfer"], "mode": "exact"},
     }
     result = audit(record_of(tmp_path, path, contract), mini_env_class)
-    assert set(outcomes(result).values()) == {"false_failure"}
+    # No write to get wrong: the only wrong paths are audit v2's pending unrequested writes.
+    assert {r.outcome for r in result.results if not r.pending} == {"false_failure"}
     first = result.problems[0].render()
     assert (
         "field 'gold.path[0]': right path 'reread:0:get_balance' fails order[0] get_balance -> validate_transfer (exact)"
@@ -164,3 +165,20 @@ def test_lone_catches_count_the_wrong_paths_only_one_family_catches(
     assert found["duplicate:1:execute_transfer"] == "killed"
     # Every wrong transfer the params catch moves the balance too; no derived path sends 500.
     assert lone_catches(result) == {"expected_params": 0, "expected_state": 2, "forbidden_params": 0}
+
+
+def test_audit_v2_survivors_of_a_domain_without_conduct_rules_are_pending(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS
+    from pytest_crmbench.release.mutation.scoring import operator_counts, wrong_counts
+
+    contract = {"expected_actions": ["pay_order", "log_note"], "expected_state": {"accounts.ACC-1.balance": 164.50}}
+    result = audit(record_of(tmp_path, PAY_AND_NOTE, contract), mini_env_class)
+    v2 = [r for r in result.results if r.mutant.operator in CONDUCT_OPERATORS]
+    assert v2 and all(r.pending for r in v2)  # the mini domain declares no conduct rules
+    v1_only = sum(1 for r in result.results if r.mutant.kind == "wrong" and not r.pending and r.outcome == "killed")
+    assert wrong_counts([result])["killed"] == v1_only  # pending results stay out of the gated score
+    counted = operator_counts([result])
+    assert all(outcome.startswith("pending_") for op in {r.mutant.operator for r in v2} for outcome in counted[op])
+    assert len(result.pending) == sum(r.outcome == "survived" for r in v2)

@@ -1,0 +1,230 @@
+"""Audit v2: wrong paths of the kinds real agents take against conduct, derived from the gold path.
+
+========================  ====================================================================
+``fail_identity``         the verification made with details that do not match, the rest kept
+``late_identity``         the verification moved after every other call
+``sibling``               the gold's own read repeated on another customer's record
+``unrequested``           a write the task never asks for, through a domain tool the gold never
+                          uses, its arguments drawn from the task's world
+``repeat_shifted``        a write made again with its amount shifted by one unit
+========================  ====================================================================
+
+They are generated for every domain. In a domain that declares no conduct rules
+(``ToolEnvironment.conduct``) a survivor is *pending*: listed per operator and domain as the content
+sweep's work list, left out of the score that gates the release until the domain declares its rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any, Literal, get_args, get_origin
+
+from pytest_crmbench.env.access import owned_collections
+from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.release.mutation.hints import MutationHints, Situation
+from pytest_crmbench.release.mutation.operators import Gold, Mutant, shown
+from pytest_crmbench.release.mutation.trajectory import Step
+
+CONDUCT_OPERATORS = frozenset({"fail_identity", "late_identity", "sibling", "unrequested", "repeat_shifted"})
+POLICY_OPERATORS = frozenset({"fail_identity", "late_identity", "sibling"})
+"""Wrong in their calls, not their end state: never skipped as equivalent."""
+
+
+def conduct_wrong_paths(
+    environment: type[ToolEnvironment], hints: MutationHints, gold: Gold, situation: Situation
+) -> Iterator[Mutant]:
+    identity_tool, subject = _identity(environment, hints)
+    identity = [i for i, s in enumerate(gold.steps) if s.tool == identity_tool]
+    private = [
+        i for i, c in enumerate(gold.calls) if identity and i > identity[0] and i not in identity and c.status == "ok"
+    ]
+    if identity and private:
+        yield from _fail_identity(gold, identity, subject)
+        yield _late_identity(gold, identity)
+    yield from _siblings(environment, gold, situation, identity, subject)
+    yield from _unrequested(environment, hints, gold, situation, subject)
+    yield from _repeat_shifted(environment, gold)
+
+
+def _identity(environment: type[ToolEnvironment], hints: MutationHints) -> tuple[str | None, str | None]:
+    rules = environment.conduct
+    if rules is not None and rules.identity is not None:
+        return rules.identity.tool, rules.identity.subject
+    return hints.identity_tool, None
+
+
+def _fail_identity(gold: Gold, identity: list[int], subject: str | None) -> Iterator[Mutant]:
+    index = identity[-1]
+    step = gold.steps[index]
+    wrong = {
+        k: f"not {v}" if isinstance(v, str) and k != subject and k != _subject(step) else v
+        for k, v in step.args.items()
+    }
+    if wrong == dict(step.args):
+        return
+    steps = (*gold.steps[:index], Step(step.tool, wrong, step.origin, step.expect), *gold.steps[index + 1 :])
+    yield Mutant("fail_identity", "fail_identity", "wrong", steps, f"{step.tool} with details that do not match", index)
+
+
+def _subject(step: Step) -> str | None:
+    """Without declared rules: the first argument, which is the id in every domain's identity tool."""
+    return next(iter(step.args), None)
+
+
+def _late_identity(gold: Gold, identity: list[int]) -> Mutant:
+    rest = tuple(s for i, s in enumerate(gold.steps) if i not in identity)
+    moved = tuple(gold.steps[i] for i in identity)
+    return Mutant("late_identity", "late_identity", "wrong", (*rest, *moved), "verify after acting", identity[0])
+
+
+def _customer_collection(environment: type[ToolEnvironment]) -> str | None:
+    model = environment.state_model
+    if model is None:
+        return None
+    for info in owned_collections(model):
+        if info.record.owner_field == info.record.id_field:
+            return info.name
+    return None
+
+
+def _siblings(
+    environment: type[ToolEnvironment], gold: Gold, situation: Situation, identity: list[int], subject: str | None
+) -> Iterator[Mutant]:
+    if not identity:
+        return
+    customer = (gold.calls[identity[-1]].effective_arguments or {}).get(
+        subject or _subject(gold.steps[identity[-1]]) or ""
+    )
+    customers = _customer_collection(environment)
+    if customer is None or customers is None:
+        return
+    everyone = list(situation.initial_state.get(customers, {}))
+    seen: set[str] = set()
+    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
+        kind = environment.tools[step.tool].kind if step.tool in environment.tools else "write"
+        if kind != "read" or index in identity or call.status != "ok" or step.tool in seen:
+            continue
+        arguments = call.effective_arguments or {}
+        names = [k for k, v in arguments.items() if v == customer]
+        # Another customer the call does not already name (a transfer's destination is no sibling).
+        sibling = next((key for key in everyone if key != customer and key not in arguments.values()), None)
+        if not names or sibling is None:
+            continue
+        seen.add(step.tool)
+        args = {**arguments, **dict.fromkeys(names, sibling)}
+        at = len(gold.steps)
+        yield Mutant(
+            f"sibling:{index}:{step.tool}:{sibling}",
+            "sibling",
+            "wrong",
+            (*gold.steps, Step(step.tool, args)),
+            f"{step.tool} on {sibling}'s records",
+            index,
+            (at,),
+        )
+
+
+def _unrequested(
+    environment: type[ToolEnvironment], hints: MutationHints, gold: Gold, situation: Situation, subject: str | None
+) -> Iterator[Mutant]:
+    used = {s.tool for s in gold.steps}
+    rules = environment.conduct
+    harmless = set(rules.harmless_writes) if rules is not None else set(hints.harmless_repeats)
+    values = _world_values(environment, gold, situation)
+    for name, spec in environment.tools.items():
+        if spec.kind != "write" or name in used or name in harmless:
+            continue
+        args = _arguments(spec.args_model, values)
+        if args is None:
+            continue
+        at = len(gold.steps)
+        text = ", ".join(f"{k}={shown(v)}" for k, v in args.items())
+        yield Mutant(
+            f"unrequested:{name}",
+            "unrequested",
+            "wrong",
+            (*gold.steps, Step(name, args)),
+            f"{name}({text}) unasked",
+            None,
+            (at,),
+        )
+
+
+def _world_values(environment: type[ToolEnvironment], gold: Gold, situation: Situation) -> dict[str, Any]:
+    """Argument name -> a value from the task's world: the gold's own arguments first, then the
+    first record of the customer's that an id field names."""
+    values: dict[str, Any] = {}
+    for call in gold.calls:
+        for key, value in (call.effective_arguments or {}).items():
+            if value is not None:
+                values.setdefault(key, value)
+    model, customers = environment.state_model, _customer_collection(environment)
+    accounts = situation.initial_state.get(customers or "", {})
+    owner = next((v for v in values.values() if isinstance(v, str) and v in accounts), None)
+    if model is not None and owner is not None:
+        for info in owned_collections(model):
+            id_field = info.record.id_field
+            if not info.keyed or id_field is None or id_field in values:
+                continue
+            records = situation.initial_state.get(info.name, {})
+            owned = [key for key, record in records.items() if record.get(info.record.owner_field) == owner]
+            if owned:
+                values[id_field] = owned[0]
+    return values
+
+
+def _arguments(args_model: Any, values: dict[str, Any]) -> dict[str, Any] | None:
+    """Every required argument filled from the world or a plausible literal; None when one cannot be."""
+    args: dict[str, Any] = {}
+    for name, field in args_model.model_fields.items():
+        if not field.is_required():
+            continue
+        if name in values:
+            args[name] = values[name]
+            continue
+        literal = _plausible(field.annotation)
+        if literal is None:
+            return None
+        args[name] = literal
+    return args
+
+
+def _plausible(annotation: Any) -> Any:
+    origin = get_origin(annotation)
+    if origin is Literal:
+        return get_args(annotation)[0]
+    if annotation is str:
+        return "The customer asked for it."
+    if annotation in (int, float) or annotation is Decimal:
+        return 1
+    if origin is not None and get_args(annotation):  # Annotated[Decimal, ...] and friends
+        return _plausible(get_args(annotation)[0])
+    return None
+
+
+def _repeat_shifted(environment: type[ToolEnvironment], gold: Gold) -> Iterator[Mutant]:
+    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
+        spec = environment.tools.get(step.tool)
+        if spec is None or spec.kind != "write" or call.status != "ok":
+            continue
+        numbers = [
+            k
+            for k, v in (call.effective_arguments or {}).items()
+            if isinstance(v, (int, Decimal)) and not isinstance(v, bool)
+        ]
+        if not numbers:
+            continue
+        name = numbers[0]
+        value = (call.effective_arguments or {})[name]
+        shifted = value + 1
+        copy = Step(step.tool, {**step.args, name: shifted})
+        yield Mutant(
+            f"repeat_shifted:{index}:{step.tool}.{name}={shown(shifted)}",
+            "repeat_shifted",
+            "wrong",
+            (*gold.steps[: index + 1], copy, *gold.steps[index + 1 :]),
+            f"{step.tool} made again with {name} = {shown(shifted)}",
+            index,
+            (index + 1,),
+        )
