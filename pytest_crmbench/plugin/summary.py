@@ -21,7 +21,7 @@ from pytest_crmbench.results import tables
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.progress import Progress
 from pytest_crmbench.results.records import ResultRecord
-from pytest_crmbench.results.selftest import selftest_lines
+from pytest_crmbench.results.selftest import is_selftest, selftest_lines
 
 
 class RunSummary:
@@ -57,8 +57,7 @@ class RunSummary:
             self.progress = Progress(total, self.progress_s)
 
     def is_selftest(self) -> bool:
-        settings = self.recorder.settings
-        return settings.agent == "gold" and settings.models.judge is None
+        return is_selftest(self.recorder.settings)
 
     @pytest.hookimpl(trylast=True)  # after the recorder has the record
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
