@@ -26,6 +26,7 @@ from typing import Any
 
 from pytest_crmbench.core.families import GRADING_ORDER, LABEL_PRIORITY
 from pytest_crmbench.core.spec import DIFFICULTIES
+from pytest_crmbench.grading import JUDGE_FAILED
 from pytest_crmbench.results import stats
 from pytest_crmbench.results.records import ROLES, ResultRecord
 
@@ -83,6 +84,8 @@ class RoundSummary:
     mean_latency_s: float | None
     unjudged_criteria: int
     tasks_with_unjudged_criteria: int
+    judge_failed_criteria: int = 0
+    """Of ``unjudged_criteria``, those a configured judge failed on (the rest had no judge)."""
 
     @property
     def scored(self) -> int:
@@ -134,6 +137,7 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
         else:
             positive = positive.add(record.success)
     unjudged = [sum(c.status == "not_judged" for c in r.checks) for r in scored]
+    judge_failed = sum(c.status == "not_judged" and c.diff.startswith(JUDGE_FAILED) for r in scored for c in r.checks)
     latencies = [r.latency_s for r in records if r.latency_s is not None]
     return RoundSummary(
         results=len(records),
@@ -154,6 +158,7 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
         mean_latency_s=sum(latencies) / len(latencies) if latencies else None,
         unjudged_criteria=sum(unjudged),
         tasks_with_unjudged_criteria=sum(1 for n in unjudged if n),
+        judge_failed_criteria=judge_failed,
     )
 
 
