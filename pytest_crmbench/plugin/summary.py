@@ -118,6 +118,8 @@ class RunSummary:
         lines = selftest_lines(records) if self.is_selftest() else self._score_lines(records)
         if recorder.previous:
             lines.append(f"resumed: {len(recorder.previous)} earlier result(s) merged, {len(recorder.records)} new")
+        if recorder.nothing_left:
+            lines.append("resumed: nothing left to run, the run is complete")
         if recorder.not_run:
             lines.append(f"{recorder.not_run} item(s) not run (interrupted); --crm-resume continues the run")
         counts = self.counts_line()
