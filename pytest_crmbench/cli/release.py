@@ -58,8 +58,12 @@ def _mutations(args: argparse.Namespace) -> bool:
 
 
 def _inventory(args: argparse.Namespace) -> int:
+    from pytest_crmbench.core.errors import CrmbenchError
     from pytest_crmbench.release.inventory import inventory_text, readme_figures_text
 
+    if not args.tasks.is_dir():
+        # The figures of no task set are no report: exit 2 (bad input), not 0 with a note.
+        raise CrmbenchError(f"no such tasks directory: {args.tasks} (run it in a checkout, or give --tasks DIR)")
     if args.readme:
         text = readme_figures_text(args.tasks, args.agents, args.readme)
     else:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.cli.contentdirs import content_dirs
 from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.plugin.optiontable import add_cli_arguments
 from pytest_crmbench.results import leaderboard, tables
@@ -43,7 +44,8 @@ def leaderboard_text(runs: RunSet, as_json: bool, max_unscored: int = 0) -> str:
 
 
 def _leaderboard(args: argparse.Namespace) -> int:
-    runs = checked_runs(args.runs, args.tasks, args.envs)
+    dirs = content_dirs(args.tasks, args.envs, args.runs)
+    runs = checked_runs(args.runs, dirs.tasks, dirs.envs)
     for note in runs.notes:
         print(f"crmbench: {note}", file=sys.stderr)
     print(leaderboard_text(runs, args.json, args.max_infra), end="" if args.json else "\n")
@@ -51,16 +53,18 @@ def _leaderboard(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    contracts = Contracts.load(args.tasks, args.envs)
+    dirs = content_dirs(args.tasks, args.envs, args.runs)
+    contracts = Contracts.load(dirs.tasks, dirs.envs)
     for path in args.runs:  # a report ranks runs too: each is checked against its trajectories first
         verified(load_run(path), contracts)
-    written = write_report(args.runs, args.output, sources_for(args.tasks, Path.cwd()))
+    written = write_report(args.runs, args.output, sources_for(dirs.tasks, dirs.root))
     print(f"report written: {written}")
     return ExitCode.OK
 
 
 def _grade(args: argparse.Namespace) -> int:
-    results = regrade(args.path, args.tasks, args.envs)
+    dirs = content_dirs(args.tasks, args.envs, [args.path])
+    results = regrade(args.path, dirs.tasks, dirs.envs)
     if args.json:
         for result in results:
             print(to_json({**result.record.model_dump(mode="json"), "nondeterminism": result.nondeterminism}))
@@ -80,7 +84,8 @@ def _gate(args: argparse.Namespace) -> int:
         max_infra=args.crm_max_infra,
         significance=args.crm_significance,
     )
-    contracts = Contracts.load(args.tasks, args.envs)
+    dirs = content_dirs(args.tasks, args.envs, [args.run, *([compare] if compare else [])])
+    contracts = Contracts.load(dirs.tasks, dirs.envs)
     run = verified(load_run(args.run), contracts)
     if not finished(run):
         print(f"crmbench gate FAILED: {args.run} did not finish (killed or interrupted); --crm-resume completes it")
@@ -147,5 +152,6 @@ def add_commands(commands: Any) -> None:
 
 def _contracts(parser: argparse.ArgumentParser) -> None:
     """The contracts saved runs are checked against (the task files also give reports their lines)."""
-    parser.add_argument("--tasks", type=Path, default=Path("tasks"), help="Task files folder (default: tasks).")
-    parser.add_argument("--envs", type=Path, default=Path("envs"), help="Environments folder (default: envs).")
+    suite = "for runs of the packaged suite (pytest --crm-suite), the suite's own"
+    parser.add_argument("--tasks", type=Path, help=f"Task files folder (default: tasks; {suite}).")
+    parser.add_argument("--envs", type=Path, help=f"Environments folder (default: envs; {suite}).")

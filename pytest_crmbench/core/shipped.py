@@ -14,6 +14,9 @@ from pytest_crmbench.core.errors import CrmbenchError
 
 SUITE_FOLDERS = ("tasks", "envs", "agents")
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
+PACKAGED = "packaged"
+"""The run manifest's ``suite`` of a ``--crm-suite`` run: the run names the suite, not where it was
+installed (one machine's site-packages), and readers find it with :func:`suite_root`."""
 
 
 def suite_root() -> Path:

@@ -21,10 +21,14 @@ ReplyJudge = Callable[[Task, Evidence], list[CheckVerdict]]
 
 __all__ = ["CheckVerdict", "ReplyJudge", "TaskVerdict", "grade", "grade_checks", "not_judged", "programmatic_checks"]
 
+NO_JUDGE = "not judged (no judge model configured)"
+JUDGE_FAILED = "not judged (judge failed"
+"""How an unjudged reply criterion's ``diff`` begins when a configured judge failed (the reason follows)."""
+
 
 def not_judged(task: Task, evidence: Evidence) -> list[CheckVerdict]:
     """The reply verdicts when no judge is configured."""
-    return _unjudged(task, "not judged (no judge model configured)")
+    return _unjudged(task, NO_JUDGE)
 
 
 def grade_checks(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> list[CheckVerdict]:
@@ -62,7 +66,7 @@ def grade(task: Task, evidence: Evidence, judge: ReplyJudge = not_judged) -> Tas
                 )
             # A programmatic failure already decides the task (§A.2: the judge cannot overturn
             # it), so a flaky judge must not take a real failure out of the denominator.
-            verdicts.extend(_unjudged(task, f"not judged (judge failed: {exc})"))
+            verdicts.extend(_unjudged(task, f"{JUDGE_FAILED}: {exc})"))
             detail = f"judge: {exc}"
     failed |= {v.family for v in verdicts if v.status == "failed"}
     if failed:

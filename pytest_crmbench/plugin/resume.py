@@ -22,9 +22,13 @@ class ResumeFilter:
 
     def __init__(self, done: set[tuple[str, int]]) -> None:
         self.done = done
+        self.deselected = 0
+        """Items this process deselected because the saved run has them."""
 
+    @pytest.hookimpl(trylast=True)  # after -k/-m: what it deselects is what the run already has
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         skipped = [item for item in items if self._done(item)]
+        self.deselected += len(skipped)
         if skipped:
             items[:] = [item for item in items if not self._done(item)]
             config.hook.pytest_deselected(items=skipped)
@@ -34,8 +38,10 @@ class ResumeFilter:
         return record is not None and (record.task.id, getattr(item, "trial", 0)) in self.done
 
 
-def register(config: pytest.Config, done: set[tuple[str, int]]) -> None:
-    config.pluginmanager.register(ResumeFilter(done), "crmbench-resume")
+def register(config: pytest.Config, done: set[tuple[str, int]]) -> ResumeFilter:
+    resume_filter = ResumeFilter(done)
+    config.pluginmanager.register(resume_filter, "crmbench-resume")
+    return resume_filter
 
 
 def register_on_worker(config: pytest.Config) -> None:

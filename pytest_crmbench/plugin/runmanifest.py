@@ -12,6 +12,8 @@ from pytest_crmbench import __version__
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.core.redaction import redact
+from pytest_crmbench.core.shipped import PACKAGED
+from pytest_crmbench.plugin.optionvalue import option_value
 from pytest_crmbench.results.records import model_of, utc_now
 from pytest_crmbench.results.rundir import FORMAT, git_commit
 from pytest_crmbench.results.runtasks import RunTasks
@@ -75,7 +77,9 @@ def build_manifest(
         "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
         "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
         "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},
-        "env_dirs": [shown(p, config.rootpath) for p in settings.env_dirs],
+        # Relative to the folder holding the tasks: `envs`, not a site-packages path, for the suite.
+        "suite": PACKAGED if option_value(config, "crm_suite") else None,
+        "env_dirs": [shown(p, settings.content_root) for p in settings.env_dirs],
         "pytest": {
             "args": list(config.invocation_params.args),
             "xdist_workers": jsonable(config.getoption("numprocesses", None)),

@@ -14,6 +14,7 @@ from pytest_crmbench.plugin.runmanifest import system_name
 from pytest_crmbench.results.gates import Gates
 from pytest_crmbench.results.records import model_of
 from pytest_crmbench.results.rundir import default_run_dir
+from pytest_crmbench.results.selftest import is_selftest, score_gate_refusal
 from pytest_crmbench.run.settings import RunSettings
 
 
@@ -53,4 +54,10 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
         raise pytest.UsageError("--crm-max-drop needs --crm-compare=BASELINE_RUN")
     if gates.significance is not None and gates.compare is None:
         raise pytest.UsageError("--crm-significance needs --crm-compare=BASELINE_RUN")
+    # `pytest tasks/ --crm-fail-under=0.80` on the default agent failed at 27 % right after saying
+    # every programmatic check held (issue 32 item 4): refused before anything runs instead.
+    if is_selftest(settings) and gates.fail_under is not None:
+        raise pytest.UsageError(score_gate_refusal("--crm-fail-under"))
+    if is_selftest(settings) and gates.compare is not None:
+        raise pytest.UsageError(score_gate_refusal("--crm-compare"))
     return RecordSettings(run_dir=run_dir, resume=resume, gates=gates, html=option_value(config, "crm_html") != "no")

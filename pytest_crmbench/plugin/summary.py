@@ -21,7 +21,7 @@ from pytest_crmbench.results import tables
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.progress import Progress
 from pytest_crmbench.results.records import ResultRecord
-from pytest_crmbench.results.selftest import selftest_lines
+from pytest_crmbench.results.selftest import is_selftest, selftest_lines
 
 
 class RunSummary:
@@ -57,8 +57,7 @@ class RunSummary:
             self.progress = Progress(total, self.progress_s)
 
     def is_selftest(self) -> bool:
-        settings = self.recorder.settings
-        return settings.agent == "gold" and settings.models.judge is None
+        return is_selftest(self.recorder.settings)
 
     @pytest.hookimpl(trylast=True)  # after the recorder has the record
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -119,6 +118,8 @@ class RunSummary:
         lines = selftest_lines(records) if self.is_selftest() else self._score_lines(records)
         if recorder.previous:
             lines.append(f"resumed: {len(recorder.previous)} earlier result(s) merged, {len(recorder.records)} new")
+        if recorder.nothing_left:
+            lines.append("resumed: nothing left to run, the run is complete")
         if recorder.not_run:
             lines.append(f"{recorder.not_run} item(s) not run (interrupted); --crm-resume continues the run")
         counts = self.counts_line()

@@ -26,6 +26,7 @@ from typing import Any
 
 from pytest_crmbench.core.families import GRADING_ORDER, LABEL_PRIORITY
 from pytest_crmbench.core.spec import DIFFICULTIES
+from pytest_crmbench.grading import JUDGE_FAILED
 from pytest_crmbench.results import stats
 from pytest_crmbench.results.records import ROLES, ResultRecord
 
@@ -85,6 +86,8 @@ class RoundSummary:
     tasks_with_unjudged_criteria: int
     spec_overall: Count
     """Strict success over the specification's six families alone (conduct failures forgiven)."""
+    judge_failed_criteria: int = 0
+    """Of ``unjudged_criteria``, those a configured judge failed on (the rest had no judge)."""
 
     @property
     def scored(self) -> int:
@@ -137,6 +140,7 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
         else:
             positive = positive.add(record.success)
     unjudged = [sum(c.status == "not_judged" for c in r.checks) for r in scored]
+    judge_failed = sum(c.status == "not_judged" and c.diff.startswith(JUDGE_FAILED) for r in scored for c in r.checks)
     latencies = [r.latency_s for r in records if r.latency_s is not None]
     return RoundSummary(
         results=len(records),
@@ -158,6 +162,7 @@ def summarize(records: Iterable[ResultRecord]) -> RoundSummary:
         unjudged_criteria=sum(unjudged),
         tasks_with_unjudged_criteria=sum(1 for n in unjudged if n),
         spec_overall=spec_overall,
+        judge_failed_criteria=judge_failed,
     )
 
 

@@ -103,6 +103,8 @@ class RunDir:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._lock: Any = None
+        self._created: list[Path] = []
+        """The folders :meth:`open_for_writing` created, innermost first (removed again if left empty)."""
 
     def open_for_writing(self, *, resume: bool) -> None:
         """Create the directory and lock it for this run.
@@ -116,20 +118,31 @@ class RunDir:
                 f"{self.path} is not empty (it holds an earlier run): continue that run with"
                 f" --crm-resume={self.path}, or choose a new --crm-run-dir"
             )
+        created = [folder for folder in (self.path, *self.path.parents) if not folder.exists()]
         with _writing(self.path):
             self.path.mkdir(parents=True, exist_ok=True)
             handle = (self.path / LOCK).open("a+", encoding="utf-8")
+        self._created = created
         if not _try_lock(handle):
             handle.close()
             raise RunDirError(f"{self.path} is being written by another run right now; wait for it or choose another")
         self._lock = handle
 
     def close(self) -> None:
-        """Release the lock (a killed run's lock is released by the operating system)."""
+        """Release the lock (a killed run's lock is released by the operating system), and remove
+        the folders this run created if it wrote nothing in them."""
         if self._lock is not None:
             (self.path / LOCK).unlink(missing_ok=True)
             self._lock.close()
             self._lock = None
+        # A run refused at a usage error (an unknown agent, a missing API key) never started: an
+        # empty directory left behind would only break `crmbench leaderboard crm-runs/*`.
+        for folder in self._created:
+            try:
+                folder.rmdir()  # only an empty folder: whatever the run wrote stays
+            except OSError:
+                break
+        self._created = []
 
     # Every write is redacted here, whatever its source: API keys never reach a file we write.
 

@@ -11,6 +11,21 @@ from collections.abc import Sequence
 
 from pytest_crmbench.core.families import PROGRAMMATIC
 from pytest_crmbench.results.records import ResultRecord
+from pytest_crmbench.run.settings import RunSettings
+
+
+def is_selftest(settings: RunSettings) -> bool:
+    """Whether the run is the gold self-test: the gold agent, no judge model for its replies."""
+    return settings.agent == "gold" and settings.models.judge is None
+
+
+def score_gate_refusal(option: str) -> str:
+    """Why ``option`` (a score gate) is refused on the gold self-test, in one line."""
+    return (
+        f"{option}: a score gate on the gold self-test measures nothing (it replays each task's reference path,"
+        " and reply criteria stay unjudged without a judge model): gate a model run (--crm-model) or your agent"
+        " (--crm-agent); the self-test fails by itself when a gold path breaks"
+    )
 
 
 def selftest_lines(records: Sequence[ResultRecord]) -> list[str]:

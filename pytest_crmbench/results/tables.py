@@ -253,11 +253,22 @@ def outcome_line(summary: RoundSummary, unit: str = "task(s)") -> str:
 def not_judged_line(summary: RoundSummary) -> str | None:
     if not summary.unjudged_criteria:
         return None
-    return (
-        f"{summary.unjudged_criteria} reply criteria in {summary.tasks_with_unjudged_criteria} task(s) were not "
-        f"judged (no judge model configured); {summary.not_judged} of those tasks passed every other check but are "
-        "not counted as successes."
+    # Say why: "no judge model configured" once read as the cause when a configured judge had
+    # failed (invalid output after its retries) on tasks a programmatic check already failed.
+    failed = summary.judge_failed_criteria
+    unconfigured = summary.unjudged_criteria - failed
+    reasons = []
+    if failed:
+        reasons.append(f"the judge model failed on {failed} after its retries; each task's detail says how")
+    if unconfigured:
+        reasons.append(f"no judge model configured for {unconfigured}" if failed else "no judge model configured")
+    line = (
+        f"{summary.unjudged_criteria} reply criteria in {summary.tasks_with_unjudged_criteria} task(s) were not"
+        f" judged ({'; '.join(reasons)})"
     )
+    if summary.not_judged:
+        line += f"; {summary.not_judged} of those tasks passed every other check but are not counted as successes"
+    return line + "."
 
 
 SECTIONS = (

@@ -11,7 +11,9 @@ from tests.integration.helpers import BY_TASK, CrmProject
 
 OK, FAILED = pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED
 
-# "infra" plays the gold path but reports a provider outage on two tasks (excluded from the score).
+# "infra" plays the gold path but reports a provider outage on two tasks (excluded from the score);
+# "perfect" plays the gold path under another name: an agent under test, not the self-test, so its
+# runs may be gated.
 INFRA_CONFTEST = (
     BY_TASK
     + """
@@ -22,6 +24,8 @@ class Outage:
         raise InfraError("provider unavailable after retries")
 
 def pytest_crmbench_make_agent(name, context):
+    if name == "perfect":
+        return ByTask(GoldAgent)
     if name == "infra":
         outage = ("mini_override_01", "mini_balance_only_01")
         return ByTask(lambda task: Outage() if task.id in outage else GoldAgent(task))
@@ -30,14 +34,14 @@ def pytest_crmbench_make_agent(name, context):
 
 CASES = [
     # (args, exit status, line expected in the output)
-    # Gold: 2 of 6 successes (4 reply criteria cannot be judged without a judge model).
+    # The gold path: 2 of 6 successes (4 reply criteria cannot be judged without a judge model).
     (
-        ["--crm-fail-under=0.3333"],
+        ["--crm-agent=perfect", "--crm-fail-under=0.3333"],
         OK,
         "crmbench gate passed: strict accuracy 33.33% (2/6) [[]9.7-70.0[]] >= fail-under 0.3333",
     ),
     (
-        ["--crm-fail-under=0.34"],
+        ["--crm-agent=perfect", "--crm-fail-under=0.34"],
         FAILED,
         "crmbench gate FAILED: strict accuracy 33.33% (2/6) [[]9.7-70.0[]] is below --crm-fail-under=0.34",
     ),
@@ -51,7 +55,11 @@ CASES = [
     # A partial run is never a pass (-x stops after the first failing task).
     (["--crm-agent=null", "-x", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: 5 item(s) not run*"),
     # Selecting nothing is never a pass.
-    (["-k", "no_such_task", "--crm-fail-under=0"], FAILED, "crmbench gate FAILED: no task was scored*"),
+    (
+        ["--crm-agent=null", "-k", "no_such_task", "--crm-fail-under=0"],
+        FAILED,
+        "crmbench gate FAILED: no task was scored*",
+    ),
     # Infra: 2 results excluded from the score, counted against the budget.
     (
         ["--crm-agent=infra", "--crm-max-infra=2"],
@@ -101,14 +109,14 @@ def test_the_gate_line_shows_under_quiet(mini_project: CrmProject) -> None:
     assert lines.index("6 task(s): 0 success, 5 failure, 1 not judged, 0 infra") > next(
         i for i, line in enumerate(lines) if " failed, " in line and " in " in line
     )
-    quietest = mini_project.run("-qq", "--crm-fail-under=0.5")
+    quietest = mini_project.run("-qq", "--crm-fail-under=0.5", "--crm-agent=null")
     assert [line for line in quietest.stdout.lines if line.strip()][-1].startswith("crmbench gate FAILED")
     assert "- crmbench -" not in quietest.stdout.str()
 
 
 def test_a_failing_ordinary_test_is_not_masked_by_a_passing_gate(mini_project: CrmProject) -> None:
     mini_project.pytester.makepyfile(test_plain="def test_broken():\n    assert False\n")
-    result = mini_project.run("--crm-fail-under=0", "tasks", "test_plain.py")
+    result = mini_project.run("--crm-agent=null", "--crm-fail-under=0", "tasks", "test_plain.py")
     assert result.ret == FAILED
     result.stdout.fnmatch_lines(["crmbench gate passed: *"])
 
@@ -148,14 +156,15 @@ def test_compare_against_a_baseline_run(mini_project: CrmProject) -> None:
     assert mini_project.run("--crm-agent=null").ret == OK
     assert mini_project.run("--crm-agent=null", "--crm-max-drop=10").ret == FAILED
     mini_project.write_config("")
-    # Only tasks both runs have are compared: the gold baseline's 1/1 on this task vs gold now.
-    assert mini_project.run("-k", "override", "--crm-compare=baseline").ret == OK
+    # Only tasks both runs have are compared: the gold baseline's 1/1 on this task vs the gold path now.
+    mini_project.pytester.makeconftest(INFRA_CONFTEST)
+    assert mini_project.run("--crm-agent=perfect", "-k", "override", "--crm-compare=baseline").ret == OK
 
 
 def test_ini_twins_and_usage_errors(mini_project: CrmProject) -> None:
     mini_project.write_config('crm_fail_under = "0.5"\n')
-    assert mini_project.run().ret == FAILED
-    assert mini_project.run("--crm-fail-under=0").ret == OK  # the command line wins
+    assert mini_project.run("--crm-agent=null").ret == FAILED
+    assert mini_project.run("--crm-agent=null", "--crm-fail-under=0").ret == OK  # the command line wins
     mini_project.write_config('crm_max_infra = "many"\n')
     result = mini_project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -175,6 +184,23 @@ def test_ini_twins_and_usage_errors(mini_project: CrmProject) -> None:
     result = mini_project.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: ini option crm_significance = '5': significance takes a level*, got 5"])
+
+
+@pytest.mark.parametrize("gate", ["--crm-fail-under=0.80", "--crm-compare=baseline"])
+def test_a_score_gate_on_the_gold_self_test_is_refused(mini_project: CrmProject, gate: str) -> None:
+    """Issue 32 item 4: `pytest tasks/ --crm-fail-under=0.80` failed the default gold run at 33 %
+    (its replies unjudged) right after saying every programmatic check held."""
+    mini_project.run("--crm-run-dir=baseline").assert_outcomes(passed=6)
+    result = mini_project.run(gate)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    option = gate.split("=")[0]
+    assert result.stderr.lines[0] == (
+        f"ERROR: {option}: a score gate on the gold self-test measures nothing (it replays each task's reference"
+        " path, and reply criteria stay unjudged without a judge model): gate a model run (--crm-model) or your"
+        " agent (--crm-agent); the self-test fails by itself when a gold path breaks"
+    )
+    assert "passed" not in result.stdout.str()
+    assert mini_project.run("--crm-max-infra=0").ret == OK  # not a score: the self-test may bound it
 
 
 def test_crmbench_gate_on_a_saved_run(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:

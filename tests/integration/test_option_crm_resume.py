@@ -164,3 +164,16 @@ def test_grade_counts_the_latest_attempt_of_a_resumed_run_once(
     assert out.startswith("re-graded trajectories: 6\n")
     # Strict accuracy, CI, passes, domain macro, spec six, not judged, infra, errors.
     assert re.search(r"\| 1 +\| re-graded \| 33.33% +\| [^|]+\| 2/6 +\| 33.33% +\| 33.33% +\| 4 +\| 0 +\| 0 +\|", out)
+
+
+def test_resuming_a_finished_run_says_it_is_complete(project: CrmProject) -> None:
+    """Issue 32: it exited 5 ("collected nothing"), which CI reads as a failure."""
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    again = project.run("--crm-agent=flaky", "--crm-resume=run")
+    assert again.ret == pytest.ExitCode.OK
+    again.stdout.fnmatch_lines(["resumed: 6 earlier result(s) merged, 0 new", "resumed: nothing left to run*"])
+    assert len(result_lines(project)) == 6
+    # A selection matching no task at all still collected nothing.
+    assert (
+        project.run("--crm-resume=run", "--crm-agent=flaky", "-k", "no_such").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    )

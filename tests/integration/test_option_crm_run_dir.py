@@ -145,6 +145,28 @@ def test_a_used_run_directory_is_refused_unless_the_run_is_resumed(mini_project:
     assert not (mini_project.path / "run" / ".lock").exists()  # released when the run ends
 
 
+@pytest.mark.parametrize("agent", ["nul", "foo:bar", "mypackage.agents:make"])
+def test_a_run_refused_at_a_usage_error_leaves_no_directory(
+    mini_project: CrmProject, agent: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32 item 1: the empty folder it left broke `crmbench leaderboard crm-runs/*`."""
+    mini_project.run("--crm-run-dir=crm-runs/null", "--crm-agent=null")
+    assert mini_project.run(f"--crm-agent={agent}").ret == pytest.ExitCode.USAGE_ERROR
+    assert mini_project.run(f"--crm-agent={agent}", "--crm-run-dir=nested/run").ret == pytest.ExitCode.USAGE_ERROR
+    assert [p.name for p in (mini_project.path / "crm-runs").iterdir()] == ["null"]
+    assert not (mini_project.path / "nested").exists()  # nor the folders created to hold it
+    capsys.readouterr()
+    runs = [str(p) for p in (mini_project.path / "crm-runs").iterdir()]
+    folders = ["--tasks", str(mini_project.tasks), "--envs", str(mini_project.path / "envs")]
+    assert main(["leaderboard", *runs, *folders]) == ExitCode.OK
+
+
+def test_an_existing_empty_run_directory_is_kept_when_the_run_is_refused(mini_project: CrmProject) -> None:
+    (mini_project.path / "mine").mkdir()
+    assert mini_project.run("--crm-agent=nul", "--crm-run-dir=mine").ret == pytest.ExitCode.USAGE_ERROR
+    assert (mini_project.path / "mine").is_dir()  # the user's folder, not ours to remove
+
+
 def test_a_run_directory_being_written_is_locked(mini_project: CrmProject) -> None:
     mini_project.run("--crm-run-dir=run", "-k", "override").assert_outcomes(passed=1, deselected=5)
     writer = RunDir(mini_project.path / "run")

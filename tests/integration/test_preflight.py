@@ -69,6 +69,7 @@ def test_a_missing_key_fails_the_session_before_any_task(payments: CrmProject) -
     ]
     assert "passed" not in result.stdout.str() and "failed" not in result.stdout.str()
     assert time.monotonic() - started < 20
+    assert not (payments.path / "crm-runs").exists()  # a run that never started writes nothing (issue 32 item 1)
 
 
 def test_a_rejected_key_is_one_line_and_one_request(

@@ -1,7 +1,8 @@
 """``pip install crmbench`` alone runs the shipped benchmark in an empty directory (issue 12 item 13).
 
 The wheel is built from this checkout, installed into a fresh venv (no checkout on its path), and
-the gold self-test runs there with ``pytest --crm-suite -n 2`` (xdist is a base dependency, item 5).
+the gold self-test runs there with ``pytest --crm-suite -n 2`` (xdist is a base dependency, item 5);
+then a run of one domain is re-gated, re-graded, ranked and reported there (issue 32 item 2).
 Built wheels and downloaded dependency wheels are cached under pytest's cache, keyed by the hash
 of what goes into them, so a second run only creates the venv. Marked ``wheel``: CI runs it,
 ``-m "not wheel"`` skips it locally.
@@ -39,11 +40,11 @@ def source_hash() -> str:
     return digest.hexdigest()[:16]
 
 
-def run(command: list[str], cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+def run(command: list[str], cwd: Path, timeout: float = 300, expect: int = 0) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTEST_ADDOPTS")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     done = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
-    assert done.returncode == 0, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
+    assert done.returncode == expect, f"{' '.join(command)} exited {done.returncode}:\n{done.stdout}\n{done.stderr}"
     return done
 
 
@@ -111,3 +112,14 @@ def test_the_wheel_alone_runs_the_shipped_suite_from_an_empty_directory(
     where = run([str(bin_dir / "python"), "-c", "import pytest_crmbench; print(pytest_crmbench.__file__)"], empty)
     assert str(venv) in where.stdout and str(REPO) not in where.stdout
     run([str(bin_dir / "crmbench"), "--help"], empty)
+    # The CLI reads the runs --crm-suite writes right there, with no checkout (issue 32 item 2).
+    crmbench = str(bin_dir / "crmbench")
+    pytest_null = [str(bin_dir / "pytest"), "--crm-suite", "-q", "-p", "no:cacheprovider", "--crm-agent=null"]
+    run([*pytest_null, "--crm-run-dir=crm-run", "--crm-html=no", "-k", "payments"], empty, expect=1)
+    assert "crmbench gate passed" in run([crmbench, "gate", "crm-run", "--max-infra=0"], empty).stdout
+    assert run([crmbench, "grade", "crm-run"], empty).stdout.startswith("re-graded trajectories: ")
+    assert "| 1    | null" in run([crmbench, "leaderboard", "crm-run"], empty).stdout
+    run([crmbench, "report", "crm-run"], empty)
+    assert sorted(p.name for p in empty.iterdir()) == ["crm-run", "report.html"]
+    refused = run([crmbench, "inventory"], empty, expect=2)
+    assert "no such tasks directory: tasks" in refused.stderr

@@ -145,3 +145,16 @@ def test_a_truncated_tail_followed_by_blank_lines_is_still_the_tail(tmp_path: Pa
     run.append_result(encode_record(rec("c")))  # now the cut line is in the middle: an error
     with pytest.raises(RunDirError, match=r"results.jsonl:2: not a result record"):
         load_run(tmp_path)
+
+
+def test_closing_a_run_that_wrote_nothing_removes_the_folders_it_created(tmp_path: Path) -> None:
+    unused = RunDir(tmp_path / "crm-runs" / "refused")
+    unused.open_for_writing(resume=False)
+    assert (unused.path / ".lock").is_file()
+    unused.close()
+    assert list(tmp_path.iterdir()) == []  # crm-runs/ too: this run created it
+    used = RunDir(tmp_path / "crm-runs" / "ran")
+    used.open_for_writing(resume=False)
+    used.write_manifest({"system": "m"})
+    used.close()
+    assert [p.name for p in used.path.iterdir()] == ["manifest.json"]

@@ -1,0 +1,23 @@
+"""``crmbench validate/audit/inventory``: the release commands' exit statuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pytest_crmbench.cli.main import main
+from pytest_crmbench.core.exitcodes import ExitCode
+
+
+def test_inventory_without_a_tasks_directory_is_bad_input(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32 item 2: it printed "no such tasks directory" among empty figures and exited 0."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["inventory"]) == ExitCode.BAD_INPUT
+    captured = capsys.readouterr()
+    assert (
+        captured.err == "crmbench: error: no such tasks directory: tasks (run it in a checkout, or give --tasks DIR)\n"
+    )
+    assert captured.out == ""
