@@ -9,7 +9,7 @@ nothing unless an error needs the line of a nested field.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
@@ -249,7 +249,8 @@ def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -
 def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -> list[TaskRecord]:
     """Validated records of a parsed task file (``parse_yaml``'s document and node tree)."""
     if data is None:
-        return []
+        # An empty file was once silently ignored: a task set lost a whole file without a word.
+        raise SpecErrors([SpecError("a task file holds no tasks (a YAML list of task records)", file=shown, line=1)])
     if not isinstance(data, list) or not isinstance(root, yaml.SequenceNode):
         raise SpecErrors([SpecError("a task file must be a YAML list of task records", file=shown, line=1)])
 
@@ -279,10 +280,50 @@ def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -
             )
             continue
         first_line[task.id] = line
+        split = list(split_prose(node, shown, task.id))
+        if split:
+            errors.extend(split)
+            continue
         records.append(TaskRecord(task, path, line, shown, index, line_tree(node)))
     if errors:
         raise SpecErrors(errors)
     return records
+
+
+PROSE_LISTS: tuple[tuple[str, str], ...] = (
+    ("user", "known"),
+    ("user", "unknown"),
+    ("user", "reactions"),
+    ("contract", "reply_criteria"),
+)
+"""Lists of sentences. In a YAML flow list (``[a, b]``) an unquoted comma ends an entry, so
+``[If asked, say yes]`` is two reactions: shipped briefs and criteria were split this way."""
+
+
+def split_prose(node: yaml.Node, shown: str, task_id: str) -> Iterator[SpecError]:
+    """A problem for each prose list written as a flow list with an unquoted entry."""
+    sections = dict(_pairs(node))
+    for section, name in PROSE_LISTS:
+        value = dict(_pairs(sections.get(section))).get(name)
+        if not isinstance(value, yaml.SequenceNode) or not value.flow_style:
+            continue
+        plain = [item for item in value.value if isinstance(item, yaml.ScalarNode) and not item.style]
+        if plain and len(value.value) > 1:  # one entry was not split: a comma would have made two
+            yield SpecError(
+                f"{len(plain)} unquoted entr{'y' if len(plain) == 1 else 'ies'} in a flow list ({plain[0].value[:40]!r}...): "
+                "a comma ends an entry there, splitting a sentence in two; quote each entry or write a block list",
+                file=shown,
+                line=value.start_mark.line + 1,
+                task_id=task_id,
+                field=f"{section}.{name}",
+            )
+
+
+def _pairs(node: yaml.Node | None) -> Iterator[tuple[str, yaml.Node]]:
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            if isinstance(key, yaml.ScalarNode):
+                yield key.value, value
 
 
 def _yaml_error(exc: yaml.YAMLError, shown: str) -> SpecError:

@@ -202,6 +202,10 @@ def check_constraint(constraint: Any) -> str | None:
             return "$non_empty needs true or false"
         if name == "$instant" and as_instant(operand) is None:
             return "$instant needs an ISO 8601 timestamp with its UTC offset, e.g. 2026-03-05T10:00:00-07:00"
+    if _has_infinity(constraint):
+        # No state holds an infinite amount (the state model refuses one), so the check could never
+        # pass: `crmbench validate` and collection refuse it alike (bounds say "needs a finite number").
+        return "an infinite number is not a value a state can hold"
     return None
 
 
@@ -214,6 +218,16 @@ def _has_nan(value: Any) -> bool:
         return any(_has_nan(v) for v in value.values())
     if isinstance(value, (list, tuple)):
         return any(_has_nan(v) for v in value)
+    return False
+
+
+def _has_infinity(value: Any) -> bool:
+    if isinstance(value, (float, Decimal)):
+        return math.isinf(value)
+    if isinstance(value, Mapping):
+        return any(_has_infinity(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_has_infinity(v) for v in value)
     return False
 
 

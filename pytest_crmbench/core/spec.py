@@ -36,7 +36,10 @@ __all__ = [
 NAME_PATTERN = r"^[a-z][a-z0-9_]*$"
 """Ids, domains, tags and marks: they become pytest markers, so they must be identifiers."""
 
-Name = Annotated[str, Field(pattern=NAME_PATTERN)]
+MAX_NAME_CHARS = 100
+"""Ids become pytest node ids, file names of traces and lines of reports: 100 characters is twice
+the longest shipped id (a 100,000-character id once loaded, collected and ran)."""
+Name = Annotated[str, Field(pattern=NAME_PATTERN, max_length=MAX_NAME_CHARS)]
 Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[Difficulty, ...] = ("easy", "medium", "hard")
 

@@ -34,6 +34,7 @@ from pytest_crmbench.plugin.stash import (
     verdict_key,
 )
 from pytest_crmbench.reference.catalog import agent_label
+from pytest_crmbench.release.structure import structure_problems
 from pytest_crmbench.results.records import finished_properties
 from pytest_crmbench.results.render import transcript
 from pytest_crmbench.run.baselines import GoldAgent
@@ -74,6 +75,7 @@ class TaskFile(pytest.File):
         try:
             records = load_task_file(self.path, display_path=path)
             _check_domains(records, environments(self.config), path)
+            _check_structure(records, environments(self.config))
             ids = self.config.stash.setdefault(task_ids_key, TaskIds())
             duplicates = ids.duplicates(records)
             if duplicates:
@@ -94,6 +96,13 @@ class TaskFile(pytest.File):
                 # beyond the noise (3.5-4.4 s collection either way, issue 25).
                 items.append(TaskItem.from_parent(self, name=name, callobj=run_crm_task, record=record, trial=trial))
         return items
+
+
+def _check_structure(records: list[TaskRecord], environments: dict[str, type[ToolEnvironment]]) -> None:
+    """The gate's structural validation (``crmbench validate`` runs the same function)."""
+    found = [p for record in records for p in structure_problems(record, environments[record.task.domain])]
+    if found:
+        raise SpecErrors(found)
 
 
 def _check_domains(records: list[TaskRecord], environments: dict[str, type[ToolEnvironment]], shown: str) -> None:

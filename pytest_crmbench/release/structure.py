@@ -17,8 +17,9 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.families import FAMILIES
+from pytest_crmbench.core.families.state import EXPECTED_STATE
 from pytest_crmbench.core.loader import TaskRecord
-from pytest_crmbench.core.matchers import MISSING, RESULT, operator_of, result_reference
+from pytest_crmbench.core.matchers import MISSING, RESULT, matches, operator_of, result_reference
 from pytest_crmbench.core.paths import deepest_existing, resolve
 from pytest_crmbench.core.spec import GoldCall, Task, gold_reference
 from pytest_crmbench.env.environment import ToolEnvironment
@@ -66,7 +67,14 @@ def task_paths(task: Task) -> Iterator[tuple[Loc, list[GoldCall]]]:
 def check_record(
     record: TaskRecord, environment: type[ToolEnvironment], graph: CapabilityGraph | None
 ) -> list[SpecError]:
-    """Every structural problem of one task in its domain."""
+    """Every structural problem of one task in its domain, its agent graph included (the gate)."""
+    return [*structure_problems(record, environment), *_exposure(record, graph, environment)]
+
+
+def structure_problems(record: TaskRecord, environment: type[ToolEnvironment]) -> list[SpecError]:
+    """What pytest's collection refuses too: tools, typed arguments, the world, state paths and the
+    contract's consistency — so a task the gate rejects is never collected (issue 26 §3). The agent
+    graph is the gate's alone: a user's own agent needs none."""
     state, world = initial_state(record, environment)
     return [
         *_unknown_tools(record, environment),
@@ -74,8 +82,43 @@ def check_record(
         *world,
         *(_state_paths(record, state) if state is not None else []),
         *_consistency(record),
-        *_exposure(record, graph, environment),
     ]
+
+
+def already_true(record: TaskRecord, environment: type[ToolEnvironment]) -> list[SpecError]:
+    """Expected-state leaves that already hold on the untouched world (issue 26 §3).
+
+    Such a leaf is a protection (nothing may undo it), not a requirement the agent meets: a
+    do-nothing agent passes it. Reported, not refused: write it as a protected path, or make the
+    task's world start elsewhere. Leaves quoting a result (``$result``) are left out.
+    """
+    state, _ = initial_state(record, environment)
+    if state is None:
+        return []
+    found = []
+    for path, constraint in EXPECTED_STATE.of(record.task.contract).items():
+        if _mentions_result(constraint):
+            continue
+        actual = resolve(state, path)
+        if actual is not MISSING and matches(constraint, actual):
+            found.append(
+                problem(
+                    record,
+                    ("contract", "expected_state", path),
+                    "already holds on the untouched world: a protection (forbidden.protected), not a requirement",
+                )
+            )
+    return found
+
+
+def _mentions_result(value: Any) -> bool:
+    if result_reference(value) is not None:
+        return True
+    if isinstance(value, Mapping):
+        return any(_mentions_result(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_mentions_result(v) for v in value)
+    return False
 
 
 def _unknown_tools(record: TaskRecord, environment: type[ToolEnvironment]) -> Iterator[SpecError]:

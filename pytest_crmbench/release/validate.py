@@ -32,7 +32,7 @@ from pytest_crmbench.release.manifest import Manifest, free_text_problems, invar
 from pytest_crmbench.release.mutation.sweep import MutationRun
 from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
-from pytest_crmbench.release.structure import check_record
+from pytest_crmbench.release.structure import already_true, check_record
 from pytest_crmbench.release.sufficiency import information_problems
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 from pytest_crmbench.release.world import seed_problems
@@ -67,6 +67,8 @@ class ValidationReport:
     survivors: list[SpecError] = field(default_factory=list)
     """Surviving mutants of the contract mutation audit: shown, gated through the domain's score."""
     mutation_summary: list[str] = field(default_factory=list)
+    notes: list[SpecError] = field(default_factory=list)
+    """Reported, not failing: expected-state leaves that already hold on the untouched world."""
     lock_written: Path | None = None
     seconds: float = 0.0
     reused: list[str] = field(default_factory=list)
@@ -97,7 +99,10 @@ class ValidationReport:
                 + ", ".join(self.reused)
             )
         survivors = [s.render() for s in self.survivors]
-        return survivors + [p.render() for p in self.problems] + written + self.mutation_summary + [summary]
+        notes = [f"note: {n.render()}" for n in self.notes]
+        if self.notes:
+            summary += f"; {len(self.notes)} note(s): expected-state leaves already true at reset"
+        return survivors + notes + [p.render() for p in self.problems] + written + self.mutation_summary + [summary]
 
 
 def validate(
@@ -148,6 +153,9 @@ def validate(
             progress(f"crmbench validate: {current}: {counts[current]} task(s), {stages}")
         replay = gold and record.task.domain not in broken
         report.problems.extend(_record_problems(record, task_set, manifest, mutations if replay else None))
+        environment = task_set.environments.get(record.task.domain)
+        if environment is not None and record.task.domain not in broken:
+            report.notes.extend(already_true(record, environment))
     if gold:
         report.problems.extend(mutations.gate())
         report.survivors = mutations.audit.survivors()

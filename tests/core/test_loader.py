@@ -76,10 +76,12 @@ def test_a_record_that_is_not_a_mapping() -> None:
         parse_task_text("- just a string\n", path=Path("x.yaml"))
 
 
-def test_empty_file_has_no_tasks(tmp_path: Path) -> None:
+def test_an_empty_file_is_refused(tmp_path: Path) -> None:
+    # Once silently ignored: a task set could lose a whole file without a word (issue 26 §3).
     empty = tmp_path / "empty.yaml"
     empty.write_text("# nothing yet\n")
-    assert load_task_file(empty) == []
+    with pytest.raises(SpecErrors, match="a task file holds no tasks"):
+        load_task_file(empty)
 
 
 def test_unreadable_file(tmp_path: Path) -> None:
@@ -93,10 +95,10 @@ def test_format_loc() -> None:
 
 
 def test_yaml_decimals_are_exact() -> None:
-    text = "- id: d_x_01\n  domain: d\n  capabilities: [x]\n  difficulty: easy\n  user: {persona: p, goal: g, stop: s}\n  contract: {expected_state: {a: 130.00, b: 0.1, c: 7, d: .inf}}\n  gold: {reply: r}\n"
+    text = "- id: d_x_01\n  domain: d\n  capabilities: [x]\n  difficulty: easy\n  user: {persona: p, goal: g, stop: s}\n  contract: {expected_state: {a: 130.00, b: 0.1, c: 7}}\n  gold: {reply: r}\n"
     (record,) = parse_task_text(text, path=Path("d.yaml"))
     state = record.task.contract.expected_state
-    assert state == {"a": Decimal("130.00"), "b": Decimal("0.1"), "c": 7, "d": float("inf")}
+    assert state == {"a": Decimal("130.00"), "b": Decimal("0.1"), "c": 7}
     assert str(state["a"]) == "130.00"  # diffs show what the author wrote
 
 

@@ -83,10 +83,11 @@ def test_verbose_shows_each_item(mini_project: CrmProject) -> None:
     result.assert_outcomes(passed=1, skipped=1, deselected=5)
 
 
-def test_a_file_with_no_records_collects_nothing(crm_project: CrmProject) -> None:
+def test_a_file_with_no_records_is_a_collection_error(crm_project: CrmProject) -> None:
     crm_project.write("empty.yaml", "# nothing yet\n")
     result = crm_project.run("--collect-only", "-q")
-    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["tasks/empty.yaml:1: a task file holds no tasks*"])
 
 
 def test_crm_env_dirs_accepts_an_absolute_path(crm_project: CrmProject) -> None:

@@ -31,6 +31,17 @@ BAD = {
     ],
     "alias_bomb_state.yaml": ["tasks/alias_bomb_state.yaml:14: invalid YAML: aliases expand to 490,329,092 nodes*"],
     "nan_operand.yaml": ["tasks/nan_operand.yaml:8: task 'mini_nan_01': field '*': NaN is not a value*"],
+    # What `crmbench validate` refuses, collection refuses too (the same structural validation).
+    "inf_state.yaml": [
+        "tasks/inf_state.yaml:8: task 'mini_inf_01': field 'contract.expected_state*': an infinite number is not a value*"
+    ],
+    "path_into_nothing.yaml": [
+        "tasks/path_into_nothing.yaml:8: task 'mini_nopath_01': field 'contract.expected_state.*"
+    ],
+    "unknown_tool.yaml": [
+        "tasks/unknown_tool.yaml:7: task 'mini_notool_01': field 'contract.expected_actions[[]0]': unknown tool 'get_balances'*"
+    ],
+    "empty_file.yaml": ["tasks/empty_file.yaml:1: a task file holds no tasks*"],
 }
 
 
@@ -132,3 +143,26 @@ def test_a_task_id_defined_in_two_files_is_a_collection_error(crm_project: CrmPr
         ]
     )
     assert_no_traceback(result)
+
+
+def test_an_overlong_id_is_refused_at_collection(crm_project: CrmProject) -> None:
+    long_id = "mini_" + "x" * 100_000 + "_01"
+    crm_project.write(
+        "long_id.yaml",
+        f"- id: {long_id}\n  domain: mini\n  capabilities: [balance]\n  difficulty: easy\n"
+        "  user: {persona: p, goal: g, stop: s}\n  contract: {expected_actions: [get_balance]}\n  gold: {reply: r}\n",
+    )
+    result = crm_project.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*field 'id': String should have at most 100 characters*"])
+    assert_no_traceback(result)
+
+
+def test_a_split_prose_list_is_refused(crm_project: CrmProject) -> None:
+    """`reactions: [When asked to confirm, say yes]` is two reactions to YAML: refused, with the fix."""
+    crm_project.add_bad("split_prose.yaml")
+    result = crm_project.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        ["tasks/split_prose.yaml:8: task 'mini_prose_01': field 'user.reactions': *unquoted*quote each entry*"]
+    )

@@ -176,3 +176,37 @@ def test_every_domain_readme_figures_are_the_generated_ones(domain: str) -> None
     assert written == generated, (
         f"stale figures: paste `crmbench inventory --readme {domain}` into envs/{domain}/README.md"
     )
+
+
+def test_rows_count_in_the_specifications_units() -> None:
+    """Table 2: a parameter declaration is one task-tool specification; "two or more expected
+    actions" counts entries (§C: "235 tasks declare at least two expected-action entries")."""
+    from pytest_crmbench.core.families import Contract, declarations
+    from pytest_crmbench.release.inventory import present_rows
+
+    def task(**contract: object) -> Task:
+        base = Task.model_validate(
+            {
+                "id": "units_case_01",
+                "domain": "payments",
+                "capabilities": ["transfer"],
+                "difficulty": "easy",
+                "user": {"persona": "p", "goal": "g", "opening": "o", "stop": "s"},
+                "contract": {"expected_actions": ["x"]},
+                "gold": {"path": [], "reply": "r"},
+            }
+        )
+        return base.model_copy(update={"contract": Contract.model_validate(contract)})
+
+    twice = task(
+        expected_actions=[{"tool": "pay", "count": 2}],
+        expected_params=[{"tool": "pay", "args": {"a": 1}}, {"tool": "pay", "args": {"a": 2}, "match": "first"}],
+    )
+    assert declarations(twice.contract)["expected_params"] == 1  # one tool, however many entries
+    assert "two_or_more_expected_actions" not in present_rows(twice)  # one entry, count 2
+    two = task(
+        expected_actions=["pay", "log"],
+        expected_params=[{"tool": "pay", "args": {"a": 1}}, {"tool": "log", "args": {"b": 1}}],
+    )
+    assert declarations(two.contract)["expected_params"] == 2
+    assert "two_or_more_expected_actions" in present_rows(two)

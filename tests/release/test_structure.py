@@ -202,3 +202,22 @@ def test_an_instant_operand_must_be_a_timestamp(tmp_path: Path, mini_env_class: 
     params = [{"tool": "notes_between", "args": {"start": {"$instant": "2026-03-05T10:00:00"}}}]
     with pytest.raises(CrmbenchError, match=r"\$instant needs an ISO 8601 timestamp with its UTC offset"):
         problems(tmp_path, _diary(mini_env_class), contract={"expected_params": params})
+
+
+def test_an_expected_state_leaf_already_true_at_reset_is_reported(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    from pytest_crmbench.release.structure import already_true
+
+    contract = {
+        "expected_actions": ["execute_transfer"],
+        # ACC-3 stays frozen whatever happens (a protection); ACC-1 must end with $130 (a requirement).
+        "expected_state": {"accounts.ACC-3.status": "frozen", "accounts.ACC-1.balance": 130},
+    }
+    path = tmp_path / "case.yaml"
+    path.write_text(yaml.safe_dump([{**BASE, "contract": contract}], sort_keys=False))
+    (record,) = load_task_file(path)
+    found = already_true(record, mini_env_class)
+    assert [p.field for p in found] == ["contract.expected_state.accounts.ACC-3.status"]
+    assert "already holds on the untouched world" in found[0].message
+    assert check_record(record, mini_env_class, load_graph(AGENTS / "mini.yaml")) == []  # reported, not refused

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field
@@ -36,12 +37,22 @@ class ExpectedParams(FrozenModel):
     match: Literal["any", "first"] = "any"
 
 
-EXPECTED_PARAMS: ContractField[list[ExpectedParams]] = ContractField(
+@dataclass(frozen=True)
+class ToolSpecifications(ContractField[list[ExpectedParams]]):
+    """Counts task-tool specifications, the spec's unit (table 2: "for a parameter contract, a
+    declaration is one task-tool specification"): two entries for one tool are one declaration."""
+
+    def count(self, contract: Any) -> int:
+        return len({entry.tool for entry in self.of(contract)})
+
+
+EXPECTED_PARAMS: ContractField[list[ExpectedParams]] = ToolSpecifications(
     location=("expected_params",),
     annotation=list[ExpectedParams],
     row="expected_params",
     kind="param",
     title="expected params",
+    unit="task-tool specifications",
 )
 
 
