@@ -276,13 +276,19 @@ def references_of(model: type[BaseModel]) -> tuple[Reference, ...]:
     return found
 
 
+def reference_values(model: type[BaseModel], state: Mapping[str, Any]) -> Iterator[tuple[str, Any, Reference]]:
+    """``(dotted path, value, reference)`` for every place of ``state`` a :class:`Ref` annotates
+    (None included: an optional reference that is not set)."""
+    for reference in references_of(model):
+        for path, value in _values_at(state, reference.where, ()):
+            yield ".".join(path), value, reference
+
+
 def dangling(model: type[BaseModel], state: Mapping[str, Any]) -> Iterator[tuple[str, Reference]]:
     """``(dotted path, reference)`` for every id in ``state`` that is no key of its collection."""
-    for reference in references_of(model):
-        keys = state.get(reference.collection) or {}
-        for path, value in _values_at(state, reference.where, ()):
-            if value is not None and value not in keys:
-                yield ".".join(path), reference
+    for path, value, reference in reference_values(model, state):
+        if value is not None and value not in (state.get(reference.collection) or {}):
+            yield path, reference
 
 
 def _values_at(node: Any, where: tuple[Step, ...], path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
