@@ -13,7 +13,7 @@ from pytest_crmbench.env.dry_run import dry_run
 from pytest_crmbench.env.environment import ToolEnvironment, tool
 from pytest_crmbench.env.kit import Violation, invariant
 from pytest_crmbench.env.rejection import Rejection, require
-from pytest_crmbench.env.state import Record, StateError
+from pytest_crmbench.env.state import Record, Ref, StateError
 from pytest_crmbench.env.values import ZERO, Amount, IsoDate, Money, NonBlank, Required, Timestamp, YearMonth, norm
 from pytest_crmbench.grading import grade
 from pytest_crmbench.grading.verdict import CheckVerdict, TaskVerdict
@@ -40,6 +40,7 @@ __all__ = [
     "NonBlank",
     "NullAgent",
     "Record",
+    "Ref",
     "Rejection",
     "Required",
     "ScriptedUser",

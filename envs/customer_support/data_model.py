@@ -25,11 +25,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import IsoDate, Money, Record, Timestamp, YearMonth
+from pytest_crmbench import IsoDate, Money, Record, Ref, Timestamp, YearMonth
 from pytest_crmbench.env.values import ZERO
 
 Priority = Literal["low", "medium", "high", "urgent"]
@@ -38,6 +38,11 @@ CaseStatus = Literal["new", "in_progress", "waiting_on_customer", "escalated", "
 Queue = Literal["tier1", "billing_tier2", "technical_tier2", "network_ops", "customer_relations"]
 OPEN_STATUSES = ("new", "in_progress", "waiting_on_customer", "escalated")
 PRIORITIES: tuple[Priority, ...] = ("low", "medium", "high", "urgent")
+
+
+# Ids of other records: the kit reports one naming no record ("names no account").
+AccountId = Annotated[str, Ref("accounts")]
+OutageId = Annotated[str, Ref("outages")]
 
 
 class Service(BaseModel):
@@ -102,7 +107,7 @@ class Entitlement(Record):
     owner_field = "account_id"
 
     entitlement_id: str = Field(description="e.g. ENT-0042.")
-    account_id: str
+    account_id: AccountId
     name: str
     sla_tier: Literal["premium", "standard"]
     start_date: IsoDate
@@ -118,7 +123,7 @@ class Case(Record):
     owner_field = "account_id"
 
     case_id: str = Field(description="e.g. CS-004101.")
-    account_id: str
+    account_id: AccountId
     subject: str
     description: str
     case_type: CaseType
@@ -129,7 +134,7 @@ class Case(Record):
     entitlement_id: str | None = None
     parent_case_id: str | None = Field(None, description="The earlier case this one follows up.")
     merged_into: str | None = Field(None, description="Set when the case was merged into another one.")
-    outage_id: str | None = None
+    outage_id: OutageId | None = None
     created_at: Timestamp
     first_response_at: Timestamp | None = Field(None, description="First Response milestone completion.")
     escalated_at: Timestamp | None = None
@@ -180,7 +185,7 @@ class Invoice(Record):
     owner_field = "account_id"
 
     invoice_id: str = Field(description="e.g. INV-5002-2601.")
-    account_id: str
+    account_id: AccountId
     period: YearMonth
     issued_on: IsoDate
     due_on: IsoDate

@@ -24,11 +24,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import Money, Record, Timestamp
+from pytest_crmbench import Money, Record, Ref, Timestamp
 
 WorkOrderStatus = Literal["New", "In Progress", "On Hold", "Completed", "Cannot Complete", "Closed", "Canceled"]
 AppointmentStatus = Literal[
@@ -38,6 +38,15 @@ OPEN_APPOINTMENT = ("None", "Scheduled", "Dispatched", "In Progress")
 MOVABLE_APPOINTMENT = ("None", "Scheduled", "Dispatched")
 CLOSED_WORK_ORDER = ("Completed", "Cannot Complete", "Closed", "Canceled")
 Weekday = Literal["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+
+
+# Ids of other records: the kit reports one naming no record ("names no account").
+AccountId = Annotated[str, Ref("accounts")]
+TerritoryId = Annotated[str, Ref("territories")]
+WorkTypeId = Annotated[str, Ref("work_types")]
+TechnicianId = Annotated[str, Ref("technicians")]
+PartId = Annotated[str, Ref("parts")]
+WorkOrderId = Annotated[str, Ref("work_orders")]
 
 
 class Settings(BaseModel):
@@ -100,10 +109,10 @@ class ServiceResource(Record):
 
     technician_id: str = Field(description="e.g. SR-101.")
     name: str
-    territory_id: str
+    territory_id: TerritoryId
     skills: list[str]
     working_hours: WorkingHours
-    van_stock: dict[str, int] = Field(description="Part id -> units on the van.")
+    van_stock: dict[PartId, int] = Field(description="Part id -> units on the van.")
 
 
 class Part(Record):
@@ -136,11 +145,11 @@ class WorkOrder(Record):
     owner_field = "account_id"
 
     work_order_id: str = Field(description="e.g. WO-00041201.")
-    account_id: str
+    account_id: AccountId
     subject: str
     site_address: str
-    territory_id: str
-    work_type_id: str
+    territory_id: TerritoryId
+    work_type_id: WorkTypeId
     status: WorkOrderStatus
     earliest_start: Timestamp
     due_date: Timestamp
@@ -156,10 +165,10 @@ class ServiceAppointment(Record):
     noun = "appointment"
 
     appointment_id: str = Field(description="e.g. SA-1001.")
-    work_order_id: str
+    work_order_id: WorkOrderId
     account_id: str
     status: AppointmentStatus
-    technician_id: str | None
+    technician_id: TechnicianId | None
     sched_start: Timestamp | None
     sched_end: Timestamp | None
     arrival_window_start: Timestamp | None

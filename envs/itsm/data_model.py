@@ -24,11 +24,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import Money, Record, Timestamp
+from pytest_crmbench import Money, Record, Ref, Timestamp
 
 Role = Literal["itil", "itil_admin", "cmdb_admin", "user_admin", "approver"]
 IncidentState = Literal["new", "in_progress", "on_hold", "resolved", "closed", "canceled"]
@@ -40,6 +40,15 @@ ProblemState = Literal["new", "assess", "root_cause_analysis", "fix_in_progress"
 RitmState = Literal["pending_approval", "approved", "rejected", "fulfilled", "canceled"]
 OPEN_INCIDENT = ("new", "in_progress", "on_hold")
 OPEN_CHANGE = ("new", "assess", "authorize", "scheduled", "implement", "review")
+
+
+# Ids of other records: the kit reports one naming no record ("names no config item").
+UserId = Annotated[str, Ref("users")]
+CiId = Annotated[str, Ref("cis")]
+IncidentId = Annotated[str, Ref("incidents")]
+ProblemId = Annotated[str, Ref("problems")]
+CatalogItemId = Annotated[str, Ref("catalog")]
+RequestId = Annotated[str, Ref("requests")]
 
 
 class User(Record):
@@ -83,8 +92,8 @@ class ConfigItem(Record):
     ci_class: Literal["server", "application", "database", "network", "laptop", "peripheral"]
     criticality: Literal["high", "medium", "low"]
     support_group: str = Field(description="Assignment group that supports it.")
-    depends_on: list[str] = Field(default_factory=list, description="CIs this one runs on.")
-    assigned_to: str | None = Field(None, description="User a piece of hardware is assigned to.")
+    depends_on: list[CiId] = Field(default_factory=list, description="CIs this one runs on.")
+    assigned_to: UserId | None = Field(None, description="User a piece of hardware is assigned to.")
     status: Literal["operational", "retired"] = "operational"
 
 
@@ -92,9 +101,9 @@ class Incident(Record):
     id_prefix = "INC"
 
     incident_id: str
-    caller_id: str
+    caller_id: UserId
     short_description: str
-    ci_id: str | None = None
+    ci_id: CiId | None = None
     impact: int = Field(ge=1, le=3)
     urgency: int = Field(ge=1, le=3)
     priority: int = Field(ge=1, le=5, description="Derived from impact x urgency; never set directly.")
@@ -102,8 +111,8 @@ class Incident(Record):
     assignment_group: str | None = None
     assigned_to: str | None = None
     hold_reason: HoldReason | None = None
-    problem_id: str | None = None
-    parent_id: str | None = Field(None, description="The incident a duplicate was canceled against.")
+    problem_id: ProblemId | None = None
+    parent_id: IncidentId | None = Field(None, description="The incident a duplicate was canceled against.")
     close_code: CloseCode | None = None
     close_notes: str | None = None
     opened_at: Timestamp
@@ -115,7 +124,7 @@ class Problem(Record):
 
     problem_id: str
     short_description: str
-    ci_id: str | None = None
+    ci_id: CiId | None = None
     state: ProblemState = "new"
     known_error: bool = False
     workaround: str | None = None
@@ -130,7 +139,7 @@ class ChangeRequest(Record):
     requested_by: str
     change_type: ChangeType
     short_description: str
-    ci_id: str
+    ci_id: CiId
     risk: Literal["high", "moderate", "low"]
     state: ChangeState = "new"
     template_id: str | None = None
@@ -184,9 +193,9 @@ class RequestItem(Record):
     id_field = "ritm_id"
 
     ritm_id: str
-    request_id: str
+    request_id: RequestId
     requested_for: str
-    item_id: str
+    item_id: CatalogItemId
     quantity: int = Field(ge=1)
     total: Money = Field(ge=0)
     justification: str

@@ -17,11 +17,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import IsoDate, Money, Record, Timestamp
+from pytest_crmbench import IsoDate, Money, Record, Ref, Timestamp
 
 EmailStatus = Literal["subscribed", "unsubscribed", "held", "bounced"]
 SUPPRESSED = ("unsubscribed", "held")
@@ -30,6 +30,12 @@ ConsentBasis = Literal["explicit_opt_in", "double_opt_in", "pre_ticked", "import
 CampaignStatus = Literal["Planned", "In Progress", "Completed", "Aborted"]
 OPEN_CAMPAIGN = ("Planned", "In Progress")
 OptOutSource = Literal["unsubscribe_link", "email_reply", "phone", "web_form", "in_person"]
+
+
+# Ids of other records: the kit reports one naming no record ("names no contact").
+ContactId = Annotated[str, Ref("contacts")]
+SegmentId = Annotated[str, Ref("segments")]
+CampaignId = Annotated[str, Ref("campaigns")]
 
 
 class Consent(BaseModel):
@@ -61,7 +67,7 @@ class Segment(Record):
 
     segment_id: str
     name: str
-    contact_ids: list[str]
+    contact_ids: list[ContactId]
 
 
 class Campaign(Record):
@@ -81,7 +87,7 @@ class Email(Record):
     id_prefix = "EM"
 
     email_id: str
-    campaign_id: str
+    campaign_id: CampaignId
     name: str
     subject: str
     kind: Literal["commercial", "transactional"]
@@ -101,12 +107,12 @@ class Send(Record):
     id_prefix = "SEND"
 
     send_id: str
-    campaign_id: str
+    campaign_id: CampaignId
     email_ids: list[str] = Field(min_length=1, max_length=2, description="Two emails: an A/B split.")
-    segment_id: str
+    segment_id: SegmentId
     scheduled_at: Timestamp
     status: Literal["scheduled", "sent", "cancelled"] = "scheduled"
-    recipients: list[str] = Field(description="Contact ids, fixed when the send is scheduled.")
+    recipients: list[ContactId] = Field(description="Contact ids, fixed when the send is scheduled.")
     results: dict[str, VariantResult] = Field(default_factory=dict, description="Per email id, once sent.")
 
 

@@ -21,11 +21,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import IsoDate, Record, Timestamp
+from pytest_crmbench import IsoDate, Record, Ref, Timestamp
 
 Step = Literal["created", "configured", "verified", "live"]
 STEPS: tuple[Step, ...] = ("created", "configured", "verified", "live")
@@ -33,6 +33,10 @@ Product = Literal["payments_api", "invoicing", "payouts", "card_issuing"]
 Role = Literal["admin", "developer", "viewer"]
 DocType = Literal["certificate_of_incorporation", "proof_of_address", "bank_statement"]
 REQUIRED_DOCUMENTS: tuple[DocType, ...] = ("certificate_of_incorporation", "proof_of_address")
+
+
+# The id of an application: the kit reports one naming no application.
+ApplicationId = Annotated[str, Ref("applications")]
 
 
 class Application(Record):
@@ -67,7 +71,7 @@ class PortalUser(Record):
     noun = "user"
 
     user_id: str = Field(description="e.g. USR-3101.")
-    application_id: str
+    application_id: ApplicationId
     name: str
     email: str
     role: Role
@@ -80,7 +84,7 @@ class Document(Record):
     owner_field = "application_id"
 
     document_id: str = Field(description="e.g. DOC-5501.")
-    application_id: str
+    application_id: ApplicationId
     doc_type: DocType
     status: Literal["requested", "accepted", "rejected"]
     note: str = Field("", description="Reviewer's note (why rejected) or the request's note.")
@@ -102,7 +106,7 @@ class KybCheck(Record):
     noun = "KYB check"
 
     kyb_check_id: str = Field(description="e.g. KYC-000771.")
-    application_id: str
+    application_id: ApplicationId
     owners: list[DeclaredOwner]
     controller_name: str
     status: Literal["passed", "hold"]
@@ -117,7 +121,7 @@ class Contract(Record):
     owner_field = "application_id"
 
     contract_id: str
-    application_id: str
+    application_id: ApplicationId
     title: str
     signed_on: IsoDate
 

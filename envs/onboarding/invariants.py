@@ -13,15 +13,6 @@ from .tools import OnboardingTools
 
 class WorldInvariants(OnboardingTools):
     @invariant
-    def records_belong_to_an_application(self) -> Iterator[Violation]:
-        """Users, documents, KYB checks and contracts name an existing application."""
-        apps = self.state["applications"]
-        for name in ("users", "documents", "kyb_checks", "contracts"):
-            for record_id, record in self.state[name].items():
-                if record["application_id"] not in apps:
-                    yield Violation(f"{name}.{record_id}.application_id", "names no application")
-
-    @invariant
     def one_application_per_business(self) -> Iterator[Violation]:
         """EINs and contact emails are unique; every EIN is in the registry."""
         seen: dict[str, str] = {}

@@ -23,11 +23,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import IsoDate, Money, Record, Timestamp
+from pytest_crmbench import IsoDate, Money, Record, Ref, Timestamp
 from pytest_crmbench.env.values import ZERO
 
 AccountStatus = Literal["active", "frozen", "closed"]
@@ -46,6 +46,11 @@ DisputeReason = Literal[
 ]
 DisputeStatus = Literal["needs_response", "under_review", "won", "lost", "withdrawn"]
 OPEN_DISPUTE = ("needs_response", "under_review")
+
+
+# Ids of other records: the kit reports one naming no record ("names no account").
+AccountId = Annotated[str, Ref("accounts")]
+DisputeId = Annotated[str, Ref("disputes")]
 
 
 class Freeze(BaseModel):
@@ -95,7 +100,7 @@ class PaymentMethod(Record):
     owner_field = "account_id"
 
     payment_method_id: str = Field(description="e.g. PM-2002.")
-    account_id: str = Field(description="Owning account.")
+    account_id: AccountId = Field(description="Owning account.")
     type: MethodType = Field(description="card, paypal or bank_account.")
     status: MethodStatus = Field(description="Bank accounts start as pending_verification (micro-deposits).")
     brand: str | None = Field(None, description="Card brand (Visa, Mastercard, Amex) for cards.")
@@ -130,7 +135,7 @@ class Transaction(Record):
     loyalty_points: int = Field(0, ge=0, description="Points this payment currently holds (reduced by refunds).")
     receipt_ids: list[str] = Field(default_factory=list)
     logged: bool = Field(False, description="Whether the checkout was written to the transaction log.")
-    dispute_id: str | None = Field(None, description="The open or last dispute on this charge.")
+    dispute_id: DisputeId | None = Field(None, description="The open or last dispute on this charge.")
 
 
 class Transfer(Record):
@@ -140,8 +145,8 @@ class Transfer(Record):
     owner_field = "from_account"
 
     transfer_id: str = Field(description="e.g. XFER-HD10VI.")
-    from_account: str
-    to_account: str
+    from_account: AccountId
+    to_account: AccountId
     amount: Money = Field(gt=0)
     currency: Literal["USD"] = "USD"
     memo: str = ""

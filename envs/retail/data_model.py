@@ -24,14 +24,21 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import IsoDate, Money, Record, Timestamp
+from pytest_crmbench import IsoDate, Money, Record, Ref, Timestamp
 
 OrderStatus = Literal["pending", "processing", "shipped", "delivered", "returned", "cancelled"]
 MODIFIABLE = ("pending", "processing")
+
+
+# Ids of other records: the kit reports one naming no record ("names no variant").
+CustomerId = Annotated[str, Ref("customers")]
+VariantId = Annotated[str, Ref("variants")]
+StoreId = Annotated[str, Ref("stores")]
+GiftCardId = Annotated[str, Ref("gift_cards")]
 
 
 class Settings(BaseModel):
@@ -43,7 +50,7 @@ class Settings(BaseModel):
     points_block: int = Field(gt=0, description="Loyalty points are redeemed in blocks of this many points.")
     block_value: Money = Field(gt=0, description="Store credit one block of points is worth.")
     max_goodwill_points: int = Field(gt=0, description="Most points one goodwill award may give.")
-    exchange_store: str = Field(description="The store that ships exchange replacements.")
+    exchange_store: StoreId = Field(description="The store that ships exchange replacements.")
 
 
 class Customer(Record):
@@ -71,7 +78,7 @@ class Store(Record):
 
     store_id: str = Field(description="e.g. STR-BOS.")
     name: str
-    inventory: dict[str, int]
+    inventory: dict[VariantId, int]
 
 
 class StaffMember(Record):
@@ -88,7 +95,7 @@ class LineItem(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     line_id: str = Field(description="e.g. L1, unique within its order.")
-    variant_id: str
+    variant_id: VariantId
     quantity: int = Field(gt=0)
     unit_price: Money = Field(gt=0, description="What the customer pays per unit (lowered by a price adjustment).")
     returned_quantity: int = Field(ge=0)
@@ -99,13 +106,13 @@ class Order(Record):
     owner_field = "customer_id"
 
     order_id: str = Field(description="e.g. ORD-1001.")
-    customer_id: str
+    customer_id: CustomerId
     status: OrderStatus
     placed_at: Timestamp
     delivered_on: IsoDate | None
     shipping_address: str
     payment_method: str = Field(description="The original payment method, e.g. 'Visa ending 4242'.")
-    gift_card_id: str | None = Field(default=None, description="The gift card that paid, when one did.")
+    gift_card_id: GiftCardId | None = Field(default=None, description="The gift card that paid, when one did.")
     line_items: list[LineItem]
     cancel_reason: str | None = None
 
@@ -169,12 +176,12 @@ class GiftCard(Record):
     id_prefix = "GC"
 
     gift_card_id: str = Field(description="e.g. GC-4471.")
-    customer_id: str
+    customer_id: CustomerId
     last4: str
     balance: Money = Field(ge=0)
     status: Literal["active", "disabled"]
     disabled_reason: str | None = None
-    replaced_by: str | None = None
+    replaced_by: GiftCardId | None = None
 
 
 class PointsEntry(BaseModel):
@@ -192,8 +199,8 @@ class Transfer(Record):
 
     transfer_id: str
     employee_id: str
-    from_store: str
-    to_store: str
+    from_store: StoreId
+    to_store: StoreId
     variant_id: str
     quantity: int = Field(gt=0)
     created_at: Timestamp

@@ -18,11 +18,11 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import IsoDate, Money, Record, Timestamp
+from pytest_crmbench import IsoDate, Money, Record, Ref, Timestamp
 
 LeadStatus = Literal[
     "Open - Not Contacted",
@@ -62,6 +62,13 @@ STAGE_PROBABILITY: dict[str, int] = {
 OPEN_STAGES = tuple(s for s in STAGE_PROBABILITY if not s.startswith("Closed"))
 CallOutcome = Literal["connected", "left_voicemail", "no_answer", "wrong_number"]
 
+# Ids of other records: the kit reports one naming no record ("names no rep").
+RepId = Annotated[str, Ref("reps")]
+LeadId = Annotated[str, Ref("leads")]
+AccountId = Annotated[str, Ref("accounts")]
+ContactId = Annotated[str, Ref("contacts")]
+OpportunityId = Annotated[str, Ref("opportunities")]
+
 
 class Rep(Record):
     rep_id: str = Field(description="e.g. REP-101.")
@@ -96,15 +103,15 @@ class Lead(Record):
     state: str = Field(description="US state code of the company.")
     source: LeadSource
     status: LeadStatus = "Open - Not Contacted"
-    owner_id: str | None = Field(default=None, description="The rep working the lead; None: unassigned.")
+    owner_id: RepId | None = Field(default=None, description="The rep working the lead; None: unassigned.")
     created_date: IsoDate
     email_opt_out: bool = False
     bant: Bant = Field(default_factory=Bant)
     disqualified_reason: str | None = None
-    merged_into: str | None = None
-    converted_account_id: str | None = None
-    converted_contact_id: str | None = None
-    converted_opportunity_id: str | None = None
+    merged_into: LeadId | None = None
+    converted_account_id: AccountId | None = None
+    converted_contact_id: ContactId | None = None
+    converted_opportunity_id: OpportunityId | None = None
 
 
 class Account(Record):
@@ -114,14 +121,14 @@ class Account(Record):
     name: str
     state: str
     industry: str = ""
-    owner_id: str
+    owner_id: RepId
 
 
 class Contact(Record):
     id_prefix = "CON"
 
     contact_id: str
-    account_id: str
+    account_id: AccountId
     first_name: str
     last_name: str
     title: str = ""
@@ -134,8 +141,8 @@ class Opportunity(Record):
 
     opportunity_id: str
     name: str
-    account_id: str
-    owner_id: str
+    account_id: AccountId
+    owner_id: RepId
     stage: Stage = "Qualification"
     probability: int = Field(ge=0, le=100, default=10)
     amount: Money | None = Field(default=None, ge=0)
@@ -147,11 +154,11 @@ class Event(Record):
     id_prefix = "EVT"
 
     event_id: str
-    rep_id: str = Field(description="Whose calendar the event is on.")
+    rep_id: RepId = Field(description="Whose calendar the event is on.")
     subject: str
     start: Timestamp
     duration_minutes: int = Field(gt=0)
-    lead_id: str | None = None
+    lead_id: LeadId | None = None
 
 
 class Activity(Record):

@@ -21,15 +21,20 @@ State layout::
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import Money, Record, Timestamp
+from pytest_crmbench import Money, Record, Ref, Timestamp
 
 Cabin = Literal["economy", "business"]
 Tier = Literal["member", "silver", "gold"]
 FareBrandName = Literal["basic", "standard", "flex"]
+
+
+# Ids of other records: the kit reports one naming no record ("names no flight").
+TravellerId = Annotated[str, Ref("travellers")]
+FlightId = Annotated[str, Ref("flights")]
 
 
 class FareBrand(BaseModel):
@@ -105,13 +110,13 @@ class Booking(Record):
     owner_field = "traveller_id"
 
     locator: str = Field(description="Six-character record locator, e.g. H4LM8P.")
-    traveller_id: str
+    traveller_id: TravellerId
     status: Literal["confirmed", "cancelled"]
     created_at: Timestamp
     cabin: Cabin
     fare_brand: FareBrandName
     passengers: list[Passenger] = Field(min_length=1)
-    segments: list[str] = Field(min_length=1, description="Flight ids, in travel order.")
+    segments: list[FlightId] = Field(min_length=1, description="Flight ids, in travel order.")
     segment_fares: dict[str, Money] = Field(
         description="Flight id -> fare per passenger when booked or changed onto it."
     )
@@ -119,7 +124,7 @@ class Booking(Record):
     insurance: bool
     total_paid: Money = Field(ge=0, description="Everything charged on this booking so far.")
     refunded: Money = Field(ge=0, description="Everything refunded to the original payment or as credit.")
-    rebooked_from: list[str] = Field(description="Cancelled flights the booking was moved off.")
+    rebooked_from: list[FlightId] = Field(description="Cancelled flights the booking was moved off.")
     compensated: bool = Field(description="A compensation voucher was issued for this booking.")
 
 
@@ -170,7 +175,7 @@ class HotelStay(Record):
     noun = "hotel stay"
 
     stay_id: str
-    traveller_id: str
+    traveller_id: TravellerId
     hotel_id: str
     room_type: str
     rate_plan: Literal["flexible", "prepaid"]

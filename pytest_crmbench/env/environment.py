@@ -53,7 +53,7 @@ from pytest_crmbench.env.access import access_of
 from pytest_crmbench.env.dry_run import DryRun
 from pytest_crmbench.env.kit import Kit, Violation, collect_invariants
 from pytest_crmbench.env.rejection import REJECTION_STATUSES, Rejection, require
-from pytest_crmbench.env.state import canonical, revalidated
+from pytest_crmbench.env.state import canonical, references_of, revalidated
 from pytest_crmbench.env.values import argument_rejection
 
 __all__ = ["REJECTION_STATUSES", "Rejection", "ToolEnvironment", "ToolSpec", "clone", "deep_merge", "require", "tool"]
@@ -145,6 +145,8 @@ class ToolEnvironment(Kit):
         cls._default_violations = None
         if cls.domain:
             _check_dry_runs(cls)
+            if cls.state_model is not None:
+                references_of(cls.state_model)  # a misplaced Ref is a definition error, now
             _inherit_counterparties(cls)
 
     def __init__(self, initial_state: Mapping[str, Any] | None = None, *, seed: int = 0) -> None:

@@ -15,7 +15,10 @@ The clock starts at ``clock_start`` and is the same in every run: ``self.today()
 how many days before today a date or timestamp lies.
 
 World invariants are methods marked ``@invariant`` that yield :class:`Violation` for a broken
-rule; ``crmbench validate`` runs them on the seed and on every task's initial state.
+rule; ``crmbench validate`` runs them on the seed and on every task's initial state. Two families
+need no method, they follow from the state model: a keyed record's id field equals its key, and
+every :class:`~pytest_crmbench.env.state.Ref` field names an existing record
+(``leads.LEAD-1.owner_id: names no rep``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,14 @@ from typing import Any, ClassVar, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from pytest_crmbench.env.rejection import Rejection
-from pytest_crmbench.env.state import Collection, StateError, collection, collections_of, problems_of
+from pytest_crmbench.env.state import (
+    Collection,
+    StateError,
+    collection,
+    collections_of,
+    dangling,
+    problems_of,
+)
 
 InvariantMethod = Callable[[Any], Iterable["Violation"]]
 M = TypeVar("M", bound=InvariantMethod)
@@ -178,7 +188,7 @@ class Kit:
 
     def violations(self) -> list[Violation]:
         """Every broken world rule of the current state; an invariant that crashes is one too."""
-        found = list(self._ids_match_keys())
+        found = [*self._ids_match_keys(), *self._references_resolve()]
         for name, method in self.invariants.items():
             try:
                 found.extend(method(self))
@@ -197,6 +207,13 @@ class Kit:
                     if record[id_field] != key:
                         message = f"is {record[id_field]!r} but the record is stored under {key!r}"
                         yield Violation(f"{info.name}.{key}.{id_field}", message)
+
+    def _references_resolve(self) -> Iterator[Violation]:
+        model = type(self).state_model
+        if model is None:
+            return
+        for path, reference in dangling(model, self.state):
+            yield Violation(path, f"names no {collection(model, reference.collection).record.noun}")
 
 
 def collect_invariants(cls: type) -> dict[str, InvariantMethod]:

@@ -11,6 +11,19 @@ A domain declares its world once, as pydantic models::
         accounts: dict[str, Account]          # a keyed collection: accounts.<id>
         audit_log: list[AuditEntry]           # an append-only collection: audit_log.<index>
 
+**References.** A field holding the id of another record says so with :class:`Ref`, naming the
+keyed collection the id must be a key of; :func:`dangling` finds every id that is not::
+
+    AccountId = Annotated[str, Ref("accounts")]
+
+    class Transfer(Record):
+        from_account: AccountId                               # must be a key of accounts
+        refund_id: AccountId | None = None                    # None is no reference
+        cc: list[AccountId] = []                              # each element is checked
+        holds: dict[AccountId, int] = {}                      # each key is checked
+
+The annotation is metadata only: validation and JSON schemas are those of the plain ``str``.
+
     class BankEnvironment(ToolEnvironment):
         state_model = BankState
 
@@ -25,12 +38,14 @@ writes a value the model refuses is a bug caught at that call, not a silently wr
 
 from __future__ import annotations
 
+import enum
 import functools
 import re
-from collections.abc import Mapping
+import types
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any, ClassVar, get_args, get_origin
+from typing import Annotated, Any, ClassVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
@@ -207,3 +222,141 @@ def collection(model: type[BaseModel], name: str) -> Collection:
     raise EnvironmentDefinitionError(
         f"{model.__name__}.{name} is not a collection: declare it as dict[str, <Record>] or list[<Record>]"
     )
+
+
+@dataclass(frozen=True)
+class Ref:
+    """``Annotated[str, Ref("accounts")]``: the field holds the key of a record of ``accounts``.
+
+    The collection must be a keyed collection (``dict[str, Record]``) of the state model. On an
+    optional field None is no reference; on ``list[str]`` every element is one (as on
+    ``list[Annotated[str, Ref(...)]]``); on a dict's key type every key is one. The world
+    invariants (:meth:`Kit.violations`) report each id that is not a key, as "names no <noun>".
+    """
+
+    collection: str
+
+
+class _Each(enum.Enum):
+    ITEM = "[i]"
+    KEY = "{key}"
+    VALUE = "{value}"
+
+
+Step = str | _Each
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One place of the state tree that holds ids of ``collection``: ``where`` is the field path
+    from the root, where :class:`_Each` steps stand for every list item, dict key or dict value."""
+
+    where: tuple[Step, ...]
+    collection: str
+
+    def __str__(self) -> str:
+        return _dotted(self.where)
+
+
+@functools.cache
+def references_of(model: type[BaseModel]) -> tuple[Reference, ...]:
+    """Every :class:`Ref` of the state model, nested records and models included; an error for a
+    Ref naming no keyed collection of it or placed on a type that holds no ids."""
+    try:
+        found = tuple(_references_in_model(model, (), frozenset()))
+    except EnvironmentDefinitionError as exc:
+        raise EnvironmentDefinitionError(f"{model.__name__}.{exc}") from None
+    keyed = {info.name for info in collections_of(model) if info.keyed}
+    for reference in found:
+        if reference.collection not in keyed:
+            raise EnvironmentDefinitionError(
+                f"{model.__name__}.{reference}: Ref({reference.collection!r}) names no keyed collection"
+                f" (dict[str, <Record>]) of the state model"
+            )
+    return found
+
+
+def reference_values(model: type[BaseModel], state: Mapping[str, Any]) -> Iterator[tuple[str, Any, Reference]]:
+    """``(dotted path, value, reference)`` for every place of ``state`` a :class:`Ref` annotates
+    (None included: an optional reference that is not set)."""
+    for reference in references_of(model):
+        for path, value in _values_at(state, reference.where, ()):
+            yield ".".join(path), value, reference
+
+
+def dangling(model: type[BaseModel], state: Mapping[str, Any]) -> Iterator[tuple[str, Reference]]:
+    """``(dotted path, reference)`` for every id in ``state`` that is no key of its collection."""
+    for path, value, reference in reference_values(model, state):
+        if value is not None and value not in (state.get(reference.collection) or {}):
+            yield path, reference
+
+
+def _values_at(node: Any, where: tuple[Step, ...], path: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Any]]:
+    if not where:
+        yield path, node
+        return
+    step, rest = where[0], where[1:]
+    if step is _Each.ITEM and isinstance(node, list):
+        for index, item in enumerate(node):
+            yield from _values_at(item, rest, (*path, str(index)))
+    elif step is _Each.KEY and isinstance(node, dict):
+        for key in node:
+            yield (*path, str(key)), key
+    elif step is _Each.VALUE and isinstance(node, dict):
+        for key, value in node.items():
+            yield from _values_at(value, rest, (*path, str(key)))
+    elif isinstance(step, str) and isinstance(node, dict) and step in node:
+        yield from _values_at(node[step], rest, (*path, step))
+
+
+def _references_in_model(
+    model: type[BaseModel], where: tuple[Step, ...], seen: frozenset[type[BaseModel]]
+) -> Iterator[Reference]:
+    if model in seen:  # a recursive model: its references are found where it first appears
+        return
+    for name, field in model.model_fields.items():
+        yield from _references_in(field.rebuild_annotation(), (*where, field.alias or name), seen | {model})
+
+
+def _references_in(annotation: Any, where: tuple[Step, ...], seen: frozenset[type[BaseModel]]) -> Iterator[Reference]:
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin is Annotated:
+        base = args[0]
+        for ref in (meta for meta in args[1:] if isinstance(meta, Ref)):
+            yield Reference((*where, *_id_steps(base, ref, where)), ref.collection)
+        yield from _references_in(base, where, seen)
+    elif origin in (Union, types.UnionType):
+        for arg in args:
+            yield from _references_in(arg, where, seen)
+    elif origin in (list, tuple, set, frozenset) and args:
+        yield from _references_in(args[0], (*where, _Each.ITEM), seen)
+    elif origin is dict and len(args) == 2:
+        yield from _references_in(args[0], (*where, _Each.KEY), seen)
+        yield from _references_in(args[1], (*where, _Each.VALUE), seen)
+    elif isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield from _references_in_model(annotation, where, seen)
+
+
+def _id_steps(base: Any, ref: Ref, where: tuple[Step, ...]) -> tuple[Step, ...]:
+    """How to reach the ids from a value of ``base``: a str (or str | None) is one, list[str] holds them."""
+    kinds = [_unannotated(arg) for arg in _alternatives(base) if arg is not type(None)]
+    if kinds == [str]:
+        return ()
+    if len(kinds) == 1 and get_origin(kinds[0]) is list and [_unannotated(a) for a in get_args(kinds[0])] == [str]:
+        return (_Each.ITEM,)
+    raise EnvironmentDefinitionError(
+        f"{_dotted(where)}: Ref({ref.collection!r}) is on {base!r}; put it on a str, str | None or list[str]"
+        " (for a dict, on its key or value type)"
+    )
+
+
+def _alternatives(annotation: Any) -> tuple[Any, ...]:
+    return get_args(annotation) if get_origin(annotation) in (Union, types.UnionType) else (annotation,)
+
+
+def _unannotated(annotation: Any) -> Any:
+    return get_args(annotation)[0] if get_origin(annotation) is Annotated else annotation
+
+
+def _dotted(where: tuple[Step, ...]) -> str:
+    return ".".join(step if isinstance(step, str) else step.value for step in where)

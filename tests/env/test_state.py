@@ -7,18 +7,25 @@ import subprocess
 import sys
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from pytest_crmbench import Record, StateError, Violation
+from pytest_crmbench import Record, Ref, StateError, Violation
 from pytest_crmbench.cli.main import main
 from pytest_crmbench.core.errors import EnvironmentDefinitionError
 from pytest_crmbench.env.environment import clone
-from pytest_crmbench.env.state import canonical, collection, collections_of, identical, revalidated
+from pytest_crmbench.env.state import (
+    canonical,
+    collection,
+    collections_of,
+    identical,
+    references_of,
+    revalidated,
+)
 from tests.env.shop import SEED, Customer, Event, Note, Order, ShopEnvironment, ShopState
 
 
@@ -42,6 +49,89 @@ def test_the_state_model_lists_its_collections() -> None:
     }
     with pytest.raises(EnvironmentDefinitionError, match="open_for_business is not a collection"):
         collection(ShopState, "open_for_business")
+
+
+def test_refs_are_found_through_options_lists_dicts_and_nested_models() -> None:
+    CustomerId = Annotated[str, Ref("customers")]
+
+    class Tag(BaseModel):
+        by: CustomerId | None = None
+
+    class Ticket(Record):
+        ticket_id: str
+        opened_by: CustomerId
+        cc: list[CustomerId] = Field(default_factory=list)
+        seen: Annotated[list[str], Ref("customers")] = Field(default_factory=list)
+        votes: dict[CustomerId, int] = Field(default_factory=dict)
+        tags: dict[str, Tag] = Field(default_factory=dict)
+
+    class Desk(BaseModel):
+        customers: dict[str, Customer]
+        tickets: dict[str, Ticket]
+        log: list[Ticket]
+        on_duty: CustomerId | None = None
+
+    assert [str(ref) for ref in references_of(Desk)] == [
+        "tickets.{value}.opened_by",
+        "tickets.{value}.cc.[i]",
+        "tickets.{value}.seen.[i]",
+        "tickets.{value}.votes.{key}",
+        "tickets.{value}.tags.{value}.by",
+        "log.[i].opened_by",
+        "log.[i].cc.[i]",
+        "log.[i].seen.[i]",
+        "log.[i].votes.{key}",
+        "log.[i].tags.{value}.by",
+        "on_duty",
+    ]
+    assert {ref.collection for ref in references_of(Desk)} == {"customers"}
+    assert references_of(ShopState)[0].collection == "customers"
+
+
+def test_a_ref_changes_neither_validation_nor_the_json_schema() -> None:
+    class Plain(Record):
+        order_id: str
+        customer_id: str | None = None
+        cc: list[str] = Field(default_factory=list)
+
+    class Marked(Record):
+        order_id: str
+        customer_id: Annotated[str, Ref("customers")] | None = None
+        cc: list[Annotated[str, Ref("customers")]] = Field(default_factory=list)
+
+    schema = Marked.model_json_schema()
+    schema["title"] = "Plain"
+    assert schema == Plain.model_json_schema()
+    assert Marked.model_validate({"order_id": "O", "cc": ["X"]}).cc == ["X"]
+
+
+def test_a_misplaced_ref_is_a_definition_error() -> None:
+    class Stray(Record):
+        order_id: str
+        customer_id: Annotated[str, Ref("clients")]
+        amount: Annotated[int, Ref("customers")] = 0
+
+    class ToNowhere(BaseModel):
+        customers: dict[str, Customer]
+        orders: dict[str, Stray]
+
+    with pytest.raises(EnvironmentDefinitionError, match=r"orders\.\{value\}\.amount: Ref\('customers'\) is on"):
+        references_of(ToNowhere)
+
+    class Unknown(Record):
+        order_id: str
+        customer_id: Annotated[str, Ref("clients")]
+
+    class ToUnknown(BaseModel):
+        customers: dict[str, Customer]
+        events: list[Event]
+        orders: dict[str, Unknown]
+        last: Annotated[str, Ref("events")] = ""
+
+    with pytest.raises(
+        EnvironmentDefinitionError, match=r"ToUnknown\.orders\.\{value\}\.customer_id: Ref\('clients'\)"
+    ):
+        references_of(ToUnknown)
 
 
 def test_canonical_coerces_and_fills_every_field() -> None:

@@ -19,7 +19,7 @@ def test_seed_keeps_every_world_invariant() -> None:
     env = make()
     assert env.violations() == []
     assert set(FieldServiceEnvironment.invariants) == {
-        "references_resolve",
+        "appointments_match_their_work_order",
         "scheduled_visits_are_complete",
         "no_double_booking",
         "parts_are_conserved",

@@ -18,7 +18,7 @@ def test_seed_validates_and_keeps_every_world_invariant() -> None:
     env = make()
     assert env.violations() == []
     assert set(MarketingEnvironment.invariants) == {
-        "references_resolve",
+        "sends_carry_their_campaigns_emails",
         "opt_outs_are_recorded",
         "budgets_cover_spend",
         "sends_match_their_status",
@@ -33,10 +33,10 @@ def test_every_task_starts_in_a_consistent_world(record: Any) -> None:
 
 
 BROKEN_WORLDS: list[tuple[str, dict[str, Any], str]] = [
-    ("segment-orphan", {"segments": {"SEG-0031": {"contact_ids": ["CT-9"]}}}, "segments.SEG-0031.contact_ids"),
+    ("segment-orphan", {"segments": {"SEG-0031": {"contact_ids": ["CT-9"]}}}, "segments.SEG-0031.contact_ids.0"),
     ("email-orphan", {"emails": {"EM-1201": {"campaign_id": "CMP-9"}}}, "emails.EM-1201.campaign_id"),
     ("send-foreign-email", {"sends": {"SEND-88102": {"email_ids": ["EM-1210"]}}}, "sends.SEND-88102.email_ids"),
-    ("recipient-orphan", {"sends": {"SEND-88102": {"recipients": ["CT-9"]}}}, "sends.SEND-88102.recipients"),
+    ("recipient-orphan", {"sends": {"SEND-88102": {"recipients": ["CT-9"]}}}, "sends.SEND-88102.recipients.0"),
     ("unsubscribed-undated", {"contacts": {"CT-1001": {"unsubscribed_on": None}}}, "contacts.CT-1001.unsubscribed_on"),
     ("source-on-subscribed", {"contacts": {"CT-1004": {"opt_out_source": "phone"}}}, "contacts.CT-1004.opt_out_source"),
     ("overspent", {"campaigns": {"CMP-2026-011": {"spent": "8000.01"}}}, "campaigns.CMP-2026-011.budget"),

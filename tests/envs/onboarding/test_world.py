@@ -19,7 +19,6 @@ def test_seed_keeps_every_world_invariant() -> None:
     env = make()
     assert env.violations() == []
     assert set(OnboardingEnvironment.invariants) == {
-        "records_belong_to_an_application",
         "one_application_per_business",
         "chain_is_consistent",
     }

@@ -19,7 +19,6 @@ def test_seed_validates_and_keeps_every_world_invariant() -> None:
     env = make()
     assert env.violations() == []
     assert set(SalesEnvironment.invariants) == {
-        "references_resolve",
         "lead_status_matches_its_record",
         "probability_follows_stage",
         "no_double_booking",

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_crmbench import Money, Record, Timestamp
+from pytest_crmbench import Money, Record, Ref, Timestamp
+
+# Ids of other records: the kit reports one naming no record ("names no customer").
+CustomerId = Annotated[str, Ref("customers")]
+AccountId = Annotated[str, Ref("accounts")]
 
 
 class Customer(Record):
@@ -19,7 +23,7 @@ class Account(Record):
     owner_field = "customer_id"  # get("accounts", id, owner=customer_id): 403 for anyone else
 
     account_id: str = Field(description="e.g. ACC-1.")
-    customer_id: str
+    customer_id: CustomerId
     balance: Money = Field(ge=0)
     status: Literal["active", "frozen"] = "active"
     frozen_reason: str | None = None
@@ -29,8 +33,8 @@ class Transfer(Record):
     id_prefix = "XFER"  # insert() generates XFER-7Q2KD0
 
     transfer_id: str
-    from_account: str
-    to_account: str
+    from_account: AccountId
+    to_account: AccountId
     amount: Money = Field(gt=0)
     memo: str = ""
     created_at: Timestamp

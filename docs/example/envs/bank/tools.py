@@ -93,13 +93,3 @@ class BankTools(ToolEnvironment):
         for account_id, account in self.state["accounts"].items():
             if (account["status"] == "frozen") != (account["frozen_reason"] is not None):
                 yield Violation(f"accounts.{account_id}.frozen_reason", "is set exactly while the account is frozen")
-
-    @invariant
-    def records_point_at_real_records(self) -> Iterator[Violation]:
-        for account_id, account in self.state["accounts"].items():
-            if account["customer_id"] not in self.state["customers"]:
-                yield Violation(f"accounts.{account_id}.customer_id", "names no customer")
-        for transfer_id, transfer in self.state["transfers"].items():
-            for side in ("from_account", "to_account"):
-                if transfer[side] not in self.state["accounts"]:
-                    yield Violation(f"transfers.{transfer_id}.{side}", "names no account")
