@@ -125,6 +125,13 @@ class RunSummary:
         counts = self.counts_line()
         if counts:
             lines.append(counts)
+        warned = [record for record in records if record.agent_warnings]
+        if warned:
+            total = sum(record.agent_warnings for record in warned)
+            lines.append(
+                f"the agent's code issued {total} warning(s) in {len(warned)} of {len(records)} result(s):"
+                " recorded in the trajectories, never raised, and held against nothing"
+            )
         if recorder.run_dir is not None:
             lines.append(f"run directory: {shown(recorder.run_dir.path, self.config.rootpath)}")
         if recorder.html_report is not None:
