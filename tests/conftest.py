@@ -16,6 +16,24 @@ from pytest_crmbench.env.registry import discover
 from pytest_crmbench.run.episode import ToolBox
 
 DATA = Path(__file__).parent / "data"
+TESTS = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Our own tests are strict about warnings: each warning is an error (issue 32 item 7).
+
+    Not ``filterwarnings = ["error"]`` in pyproject.toml: that configuration applies to every pytest
+    run from the checkout, ``pytest tasks/`` too, where a framework's warning inside a user's agent
+    would have been scored and an agent's unclosed socket would have made pytest exit 1 after the
+    gate passed. This conftest is loaded only when tests/ is collected, and the mark goes only on
+    the items under tests/. It goes first among the item's marks, and the configured filters
+    (crmbench's own ``ignore`` of litellm's pydantic warning, say) are repeated after "error": as in
+    the configuration it replaces, they and a test's own ``filterwarnings`` marks still win.
+    """
+    strict = pytest.mark.filterwarnings("error", *config.getini("filterwarnings"))
+    for item in items:
+        if item.path.is_relative_to(TESTS):
+            item.add_marker(strict, append=False)
 
 
 @pytest.fixture(scope="session")

@@ -140,6 +140,11 @@ class Evidence(_Record):
     termination: Termination
     conduct: ConductRules | None = Field(None, description="The conduct rules the domain holds the episode to.")
     usage: dict[Role, Usage] = Field(default_factory=dict, description="Model usage per role during the episode.")
+    agent_warnings: dict[str, int] = Field(
+        default_factory=dict,
+        description="Warnings the agent's code issued (factory and respond()), 'Category: message (file:line)' ->"
+        " how often; recorded, never raised, and held against nothing.",
+    )
 
     def assistant_messages(self) -> list[str]:
         return [m.content for m in self.messages if m.role == "assistant"]

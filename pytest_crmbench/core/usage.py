@@ -4,6 +4,10 @@ The agent, the user simulator and the judge each get the ledger of their episode
 :class:`~pytest_crmbench.run.baselines.AgentContext`, the simulator's constructor and the judge binding);
 ``run_episode`` copies it into :attr:`Evidence.usage` and the item copies the judge's share into
 :attr:`TaskVerdict.judge_usage`. A lock makes it safe for agents that call models from threads.
+
+The ledger also counts the warnings the agent's own code issued (its factory and ``respond()``,
+:mod:`~pytest_crmbench.run.agentcode`); they go to :attr:`Evidence.agent_warnings` and count
+against nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ class UsageLedger:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._usage: dict[Role, Usage] = {}
+        self._warnings: dict[str, int] = {}
 
     def record(
         self,
@@ -43,3 +48,13 @@ class UsageLedger:
         """Copies of the usage of ``roles`` (the episode's own; the judge runs after it)."""
         with self._lock:
             return {role: self._usage[role].model_copy() for role in roles if role in self._usage}
+
+    def warned(self, line: str) -> None:
+        """Count one warning the agent's code issued (``Category: message (file:line)``)."""
+        with self._lock:
+            self._warnings[line] = self._warnings.get(line, 0) + 1
+
+    def warnings(self) -> dict[str, int]:
+        """The agent code's warnings so far: each distinct line and how often it was issued."""
+        with self._lock:
+            return dict(self._warnings)

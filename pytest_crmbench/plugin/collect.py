@@ -33,6 +33,7 @@ from pytest_crmbench.plugin.stash import (
     task_ids_key,
     verdict_key,
 )
+from pytest_crmbench.plugin.warnpolicy import mark_task_item
 from pytest_crmbench.reference.catalog import agent_label
 from pytest_crmbench.release.structure import structure_problems
 from pytest_crmbench.results.records import finished_properties
@@ -131,6 +132,7 @@ class TaskItem(pytest.Function):
         register_markers(self.config, record.task)
         for marker in record.task.markers():
             self.add_marker(marker)
+        mark_task_item(self)  # a warning filter that raises does not decide a task (issue 32 item 7)
 
     def _parse_node_id(self) -> None:
         """pytest 9 keeps a parsed node id (``id``) beside the text. Built from the name, a trial's

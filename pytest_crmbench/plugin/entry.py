@@ -24,6 +24,7 @@ from pytest_crmbench.plugin.runahead import RunAhead
 from pytest_crmbench.plugin.runoptions import record_settings_key, resolve_record_settings
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
+from pytest_crmbench.plugin.warnpolicy import collect_at_exit
 from pytest_crmbench.reference.catalog import load_factory
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits
 from pytest_crmbench.run.settings import RunSettings
@@ -75,7 +76,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.args[:] = [str(settings.content_root / "tasks")]
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest's last collection of unraisable exceptions
 def pytest_unconfigure(config: pytest.Config) -> None:
+    collect_at_exit(config)
     settings = config.stash.get(settings_key, None)
     if settings is not None:
         settings.models.transport.close()  # undo the offline environment litellm was imported with

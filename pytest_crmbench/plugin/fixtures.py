@@ -24,6 +24,7 @@ from pytest_crmbench.grading import ReplyJudge, not_judged
 from pytest_crmbench.models.llm import ModelClient
 from pytest_crmbench.plugin.stash import environments, played_key, settings_key
 from pytest_crmbench.reference.catalog import make_oracle
+from pytest_crmbench.run.agentcode import agent_code
 from pytest_crmbench.run.baselines import BrokenAgent
 from pytest_crmbench.run.episode import Agent, AgentContext
 from pytest_crmbench.run.play import Played
@@ -136,7 +137,8 @@ def make_agent(
         graph_dirs=settings.graph_dirs,
     )
     try:
-        agent: Any = config.hook.pytest_crmbench_make_agent(name=settings.agent, context=context)
+        with agent_code(usage):  # the factory's warnings are counted, never raised (issue 32 item 7)
+            agent: Any = config.hook.pytest_crmbench_make_agent(name=settings.agent, context=context)
     except AgentConfigError as exc:
         # The same error would repeat for every task, so stop the run.
         pytest.exit(f"--crm-agent: {exc}", returncode=pytest.ExitCode.USAGE_ERROR)

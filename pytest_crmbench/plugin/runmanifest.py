@@ -21,8 +21,12 @@ from pytest_crmbench.run.settings import RunSettings
 
 
 def system_name(settings: RunSettings) -> str:
-    """A run's system in leaderboards: its model, else its agent."""
-    return model_of(settings) or settings.agent
+    """A run's system in leaderboards: its agent and model (``graph/openai/gpt-5``), else its agent.
+
+    The agent is part of it: the graph and the flat agent on one model are two systems (issue 32),
+    not two rounds of one."""
+    model = model_of(settings)
+    return f"{settings.agent}/{model}" if model else settings.agent
 
 
 def models(settings: RunSettings) -> dict[str, Any]:

@@ -125,10 +125,17 @@ class RunSummary:
         counts = self.counts_line()
         if counts:
             lines.append(counts)
+        warned = [record for record in records if record.agent_warnings]
+        if warned:
+            total = sum(record.agent_warnings for record in warned)
+            lines.append(
+                f"the agent's code issued {total} warning(s) in {len(warned)} of {len(records)} result(s):"
+                " recorded in the trajectories, never raised, and held against nothing"
+            )
         if recorder.run_dir is not None:
-            lines.append(f"run directory: {shown(recorder.run_dir.path, self.config.rootpath)}")
+            lines.append(f"run directory: {shown(recorder.run_dir.path, self.config.invocation_params.dir)}")
         if recorder.html_report is not None:
-            lines.append(f"report: {shown(recorder.html_report, self.config.rootpath)}")
+            lines.append(f"report: {shown(recorder.html_report, self.config.invocation_params.dir)}")
         if recorder.html_problem is not None:
             lines.append(recorder.html_problem)
         comparison = recorder.verdict.comparison if recorder.verdict is not None else None

@@ -84,6 +84,9 @@ class ResultRecord(BaseModel):
     turns: int = 0
     tool_calls: dict[str, int] = Field(default_factory=dict, description="Attempts by status.")
     error: str | None = Field(None, description="Why an 'error' record has no result (or a note).")
+    agent_warnings: int = Field(
+        0, description="Warnings the agent's code issued (counted, never raised, held against nothing)."
+    )
     finished_at: str = Field(default_factory=lambda: utc_now())
     extra: dict[str, Any] = Field(
         default_factory=dict,
@@ -212,6 +215,7 @@ def build_record(
         turns=sum(1 for m in evidence.messages if m.role == "assistant"),
         tool_calls={status: statuses.count(status) for status in ("ok", "rejected", "error")},
         error=verdict.detail if verdict.outcome in UNSCORED else None,
+        agent_warnings=sum(evidence.agent_warnings.values()),
     )
 
 

@@ -14,6 +14,11 @@ def transcript(evidence: Evidence, *, width: int = 600) -> str:
         f"agent={evidence.agent} seed={evidence.seed} termination={evidence.termination.reason}"
         + (f" ({evidence.termination.detail.splitlines()[0]})" if evidence.termination.detail else "")
     ]
+    if evidence.agent_warnings:
+        lines.append(
+            f"the agent's code issued {sum(evidence.agent_warnings.values())} warning(s), recorded and not held against it:"
+        )
+        lines.extend(f"    {count}x {line}" for line, count in evidence.agent_warnings.items())
     for message in evidence.messages:
         lines.append(f"[turn {message.turn}] {message.role}: {message.content}")
         if message.role != "user":

@@ -20,6 +20,7 @@ from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import User
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.run.agentcode import agent_code
 from pytest_crmbench.run.referee import EpisodeTampered, Referee, ToolBox
 
 if TYPE_CHECKING:
@@ -110,13 +111,15 @@ def run_episode(
     failure, an :class:`InfraError` is infrastructure, a :class:`HarnessError` (a tool or our
     model-calling code crashed) is ours; the :class:`~pytest_crmbench.run.referee.Referee` then
     overrides with ``tampered`` or a tool crash. ``usage`` is the ledger the agent and the user
-    report model calls into; its agent and user shares are copied into the evidence.
+    report model calls into; its agent and user shares are copied into the evidence, and so are
+    the warnings the agent's code issued (counted there, never raised: :mod:`.agentcode`).
     """
+    ledger = usage if usage is not None else UsageLedger()
     referee = Referee(env)
     messages: list[Message] = []
     deadline = clock() + limits.task_timeout_s
     try:
-        termination = _converse(referee, agent, user, messages, limits, deadline, clock)
+        termination = _converse(referee, agent, user, messages, limits, deadline, clock, ledger)
     except InfraError as exc:
         termination = Termination(reason="infra", detail=str(exc))
     except AgentAbort as exc:
@@ -140,6 +143,7 @@ def run_episode(
         termination=referee.verdict(termination),
         conduct=type(env).conduct,
         usage=usage.snapshot() if usage is not None else {},
+        agent_warnings=ledger.warnings(),
     )
 
 
@@ -155,11 +159,12 @@ def _converse(
     limits: Limits,
     deadline: float,
     clock: Callable[[], float],
+    ledger: UsageLedger,
 ) -> Termination:
     text = _user_says(user.open)
     for turn in range(limits.max_user_turns):
         messages.append(Message(role="user", content=text, turn=turn))
-        reply = _agent_replies(agent, tuple(messages), referee.toolbox(turn, deadline, clock))
+        reply = _agent_replies(agent, tuple(messages), referee.toolbox(turn, deadline, clock), ledger)
         messages.append(Message(role="assistant", content=reply, turn=turn))
         if referee.crash is not None or referee.tampering is not None:
             # The agent swallowed what it was handed; the referee's verdict stands.
@@ -183,10 +188,12 @@ def _converse(
 _PASSED_THROUGH = (InfraError, AgentAbort, AgentError, HarnessError, EpisodeTampered)
 
 
-def _agent_replies(agent: Agent, conversation: tuple[Message, ...], tools: ToolBox) -> str:
-    """The agent's reply; whatever its code raises is its failure (issue 11 item 1)."""
+def _agent_replies(agent: Agent, conversation: tuple[Message, ...], tools: ToolBox, ledger: UsageLedger) -> str:
+    """The agent's reply; whatever its code raises is its failure (issue 11 item 1), whatever it
+    warns is counted, never raised (issue 32 item 7)."""
     try:
-        reply = agent.respond(conversation, tools)
+        with agent_code(ledger):
+            reply = agent.respond(conversation, tools)
     except _PASSED_THROUGH:
         raise
     except Exception as exc:

@@ -14,6 +14,7 @@ import re
 import shlex
 import shutil
 import subprocess
+import tomllib
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -98,6 +99,26 @@ def downloaded(artifact: dict[str, bytes], target: Path) -> None:
     for name, data in artifact.items():
         (target / name).parent.mkdir(parents=True, exist_ok=True)
         (target / name).write_bytes(data)
+
+
+def documented_wheel() -> str:
+    """The wheel a build of this checkout makes (tests/integration/test_wheel.py checks the name)."""
+    version = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    return f"crmbench-{version}-py3-none-any.whl"
+
+
+def test_both_recipes_install_the_wheel_a_checkout_builds() -> None:
+    # crmbench is not on PyPI yet (issue 32 item 5): `pip install crmbench` would find nothing.
+    github = recipe("GitHub Actions")["jobs"]["crmbench"]["steps"]
+    install = next(step["run"] for step in github if step.get("name") == "Install")
+    assert any(str(step.get("uses", "")).startswith("actions/checkout@") for step in github)  # wheels/ is there
+    gitlab = "\n".join(recipe("GitLab CI")["crmbench"]["script"])
+    for script in (install, gitlab):
+        commands = [line.strip() for line in script.splitlines() if line.strip().startswith(".venv/bin/pip install")]
+        assert commands == [f'.venv/bin/pip install -q "./wheels/{documented_wheel()}[models]"']
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert f'pip install "./dist/{documented_wheel()}[models]"' in readme
+    assert "pip wheel --no-deps -w dist ." in readme
 
 
 def test_the_github_actions_recipe(mini_project: CrmProject) -> None:

@@ -33,6 +33,22 @@ def test_a_non_gold_agent_writes_a_timestamped_run(mini_project: CrmProject) -> 
     result.stdout.fnmatch_lines([f"run directory: crm-runs/{run.name}"])
 
 
+def test_the_run_directory_is_printed_relative_to_where_pytest_started(
+    mini_project: CrmProject, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Issue 32: from a subdirectory it was printed relative to the rootdir, a path that is not
+    # there from where the user typed the command.
+    elsewhere = mini_project.path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    result = mini_project.run("../tasks", "--crm-agent=null", "--crm-run-dir=out", "--crm-html=yes")
+    assert (elsewhere / "out" / "manifest.json").is_file()  # a folder on the command line: from here
+    result.stdout.fnmatch_lines(["run directory: out", "report: out/report.html"])
+    outside = mini_project.path.parent / f"{mini_project.path.name}-outside"
+    result = mini_project.run("../tasks", "--crm-agent=null", f"--crm-run-dir={outside}")
+    result.stdout.fnmatch_lines([f"run directory: {outside}"])  # not below here: in full
+
+
 def test_run_directory_contents(mini_project: CrmProject, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     # A key pasted into an argument (here a -k expression that deselects nothing) is redacted.

@@ -95,3 +95,12 @@ def test_the_readme_end_of_run_example_is_what_a_run_prints(payments: CrmProject
         if line == "..." or line.startswith(("run directory: ", "report: ", "| Rank ")):
             continue
         assert any(same_but_numbers(line, p) for p in printed), line
+
+
+def test_the_progress_letters_explained_in_reports_md_are_what_a_run_prints(mini_project: CrmProject) -> None:
+    # Issue 32: pytest's `u` marks for subtests (failed checks) were explained nowhere.
+    documented = section(DOCS["reports.md"], "## Terminal summary")
+    (line,) = [line for line in documented.splitlines() if line.startswith("tasks/mini.yaml ")]
+    assert "one `u` per check" in documented
+    printed = [text for text in mini_project.run("--crm-agent=null").outlines if text.startswith("tasks/mini.yaml ")]
+    assert [line.split()] == [text.split() for text in printed]

@@ -15,15 +15,28 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
+from email.parser import Parser
 from pathlib import Path
 
 import pytest
 
 from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.core.taskfiles import TaskFiles
+from tests.integration.test_ci_recipes import documented_wheel
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "pytest_crmbench", "tasks", "envs", "agents")
+SOURCES = (
+    "pyproject.toml",
+    "setup.py",
+    "MANIFEST.in",
+    "README.md",
+    "LICENSE",
+    "pytest_crmbench",
+    "tasks",
+    "envs",
+    "agents",
+)
 
 pytestmark = pytest.mark.wheel
 
@@ -77,6 +90,35 @@ def dependencies(cache_dir: Path, wheel: Path) -> Path:
         run([sys.executable, "-m", "pip", "download", "-q", "-d", str(out), str(wheel)], REPO)
         (out / "done").write_text("")
     return out
+
+
+def test_the_wheel_is_ready_to_publish(wheel: Path) -> None:
+    """Its metadata says what the package is, under which license, for which Pythons (issue 32 item 5),
+    and ``twine check`` (what PyPI's upload validates, the README's rendering included) passes."""
+    assert wheel.name == documented_wheel()  # the name README.md and docs/ci.md install
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        info = next(n.rsplit("/", 1)[0] for n in names if n.endswith(".dist-info/METADATA"))
+        metadata = Parser().parsestr(archive.read(f"{info}/METADATA").decode("utf-8"))
+        license_text = archive.read(f"{info}/licenses/LICENSE").decode("utf-8")
+    assert metadata["Name"] == "crmbench"
+    assert metadata["Summary"].startswith("A pytest-native benchmark for LLM agents")
+    assert metadata["Requires-Python"] == ">=3.11"
+    assert metadata["License-Expression"] == "Apache-2.0" and metadata["License-File"] == "LICENSE"
+    assert "Apache License" in license_text and "Version 2.0" in license_text
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert metadata.get_payload().lstrip().startswith("# crmbench")  # the README is the long description
+    assert {"benchmark", "llm", "pytest"} <= set(metadata["Keywords"].split(","))
+    classifiers = metadata.get_all("Classifier") or []
+    assert "Framework :: Pytest" in classifiers
+    assert "Programming Language :: Python :: 3.11" in classifiers
+    assert not [c for c in classifiers if c.startswith("License ::")]  # PEP 639: the expression says it
+    extras = set(metadata.get_all("Provides-Extra") or [])
+    assert {"models", "report", "release", "test"} <= extras
+    twine = shutil.which("twine", path=str(Path(sys.executable).parent))
+    assert twine is not None, "twine is not installed in this venv: pip install -e '.[test]'"
+    done = run([twine, "check", "--strict", str(wheel)], REPO)
+    assert "PASSED" in done.stdout
 
 
 def test_the_wheel_alone_runs_the_shipped_suite_from_an_empty_directory(

@@ -162,3 +162,27 @@ def test_a_judge_that_edits_the_evidence_cannot_change_the_next_task(
     assert later.initial_state["accounts"]["ACC-1"]["balance"] == Decimal("180.00")
     assert later.state["accounts"]["ACC-2"]["status"] == "active"
     assert later.state["log"] == []
+
+
+def test_a_warning_inside_respond_is_counted_not_raised_even_under_an_error_filter(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    # Issue 32 item 7: a framework's DeprecationWarning inside respond() was an agent_error under
+    # the checkout's filterwarnings = error.
+    import warnings
+
+    class Warning_:
+        def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+            warnings.warn("old_api() is deprecated", DeprecationWarning, stacklevel=1)
+            return "done"
+
+    task = mini_tasks["mini_balance_only_01"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        evidence = run_episode(task, mini_env_class(seed=1), Warning_(), ListUser(["a", "b"]), agent_name="warner")
+        assert warnings.filters[0][0] == "error"  # the agent's guard left the caller's filters as they were
+    assert evidence.termination.reason == "user_stop"
+    [(line, count)] = evidence.agent_warnings.items()
+    assert count == 2  # one per turn
+    assert line.startswith("DeprecationWarning: old_api() is deprecated (test_episode.py:")
+    assert "the agent's code issued 2 warning(s), recorded and not held against it:" in transcript(evidence)
