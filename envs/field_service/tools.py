@@ -367,7 +367,7 @@ class ScheduleTools(SchedulingRules):
         self.place(appointment, technician_id, begin, end)
         return {k: appointment[k] for k in ("appointment_id", "status", "technician_id", "sched_start", "sched_end")}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def cancel_appointment(
         self, account_id: str, appointment_id: str, reason: Annotated[str, Required("Say why the visit is cancelled.")]
     ) -> dict[str, Any]:
@@ -419,7 +419,7 @@ class ContactTools(SchedulingRules):
         )
         return {"notification_id": note["notification_id"], "channel": channel}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("summary",))
     def transfer_to_dispatcher(
         self, account_id: str, summary: Annotated[str, Required("Summarise the request for the dispatcher.")]
     ) -> dict[str, Any]:

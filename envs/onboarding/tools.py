@@ -254,7 +254,7 @@ class OnboardingTools(ToolEnvironment):
 
     # -- verify ---------------------------------------------------------------------------------
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("note",))
     def request_document(
         self, application_id: str, doc_type: DocType, note: Annotated[str, Required("Say what is needed.")]
     ) -> dict[str, Any]:

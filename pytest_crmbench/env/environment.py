@@ -73,6 +73,9 @@ class ToolSpec:
     args_model: type[BaseModel]
     dry_run: DryRun | None = None
     """Set for a dry-run tool: a broken rule is answered ``valid: false``, not rejected."""
+    prose: tuple[str, ...] = ()
+    """Arguments whose values are prose the agent composes (a memo, a reason): the mutation audit
+    does not change them and the information-sufficiency audit does not look for them in the brief."""
     counterparty: tuple[str, ...] = ()
     """Arguments naming someone else's record the policy lets the call touch (a transfer's
     destination): left out of the call's :class:`~pytest_crmbench.core.conduct.Access` stamp."""
@@ -94,9 +97,12 @@ def tool(
     kind: ToolKind | None = None,
     name: str | None = None,
     counterparty: tuple[str, ...] = (),
+    prose: tuple[str, ...] = (),
 ) -> Callable[[F], F]:
     """Register a method of a :class:`ToolEnvironment` subclass as a tool: ``@tool(kind="read")``.
 
+    ``prose`` names arguments whose values the agent composes (``prose=("memo",)``): no single
+    value is right, so the release audits neither change nor look for them.
     ``counterparty`` names arguments that carry another customer's record the policy lets this
     call touch (``counterparty=("to_account",)``): conduct rules do not count it as the caller's.
 
@@ -109,7 +115,7 @@ def tool(
         raise EnvironmentDefinitionError(f"@tool{where}: declare the kind, @tool(kind='read') or @tool(kind='write')")
 
     def mark(method: F) -> F:
-        method.__crm_tool__ = (name or method.__name__, kind, counterparty)  # type: ignore[attr-defined]
+        method.__crm_tool__ = (name or method.__name__, kind, counterparty, prose)  # type: ignore[attr-defined]
         return method
 
     return mark
@@ -235,6 +241,11 @@ class ToolEnvironment(Kit):
         return canonical(cls.state_model, merged, where="initial_state")
 
     # -- the harness's part ------------------------------------------------------------------
+
+    @classmethod
+    def prose_arguments(cls) -> dict[str, frozenset[str]]:
+        """Tool -> its arguments declared as prose the agent composes (``@tool(prose=...)``)."""
+        return {name: frozenset(spec.prose) for name, spec in cls.tools.items() if spec.prose}
 
     @classmethod
     def tool_names(cls) -> list[str]:
@@ -415,8 +426,12 @@ def _collect_tools(cls: type) -> dict[str, ToolSpec]:
                 dry_run.name, "read", description, _answering(method, dry_run), args_model, dry_run
             )
         elif marker is not None:
-            name, kind, counterparty = marker
-            found[name] = ToolSpec(name, kind, description, method, args_model, counterparty=counterparty)
+            name, kind, counterparty, prose = marker
+            for arg in (*counterparty, *prose):
+                if arg not in args_model.model_fields:
+                    raise EnvironmentDefinitionError(f"{cls.__name__}.{attr}: {arg!r} is not an argument of the tool")
+            spec = ToolSpec(name, kind, description, method, args_model, counterparty=counterparty, prose=prose)
+            found[name] = spec
     return found
 
 

@@ -44,11 +44,6 @@ class Manifest(_Model):
     benchmark: str = "crmbench"
     version: str = Field(description="The task-set version runs record; bump it whenever the lock changes.")
     invariants: Invariants = Field(default_factory=Invariants)
-    free_text_arguments: dict[str, list[str]] = Field(
-        default_factory=dict,
-        description="Domain -> 'tool.argument' whose values are prose the agent composes (memos, reasons); "
-        "the information-sufficiency audit does not look for them in the user instruction.",
-    )
     targets: dict[str, Any] = Field(
         default_factory=dict, description="Figures of the full release, compared row by row by `crmbench inventory`."
     )
@@ -109,21 +104,3 @@ def _disagrees(name: str, invariant: str, declared: int, actual: int, unit: str)
         file=name,
         field=f"invariants.{invariant}",
     )
-
-
-def free_text_problems(manifest: Manifest, task_set: TaskSet) -> list[SpecError]:
-    """Free-text declarations that name no argument of the domain's tools (a typo exempts nothing)."""
-    name = shown(manifest_path(task_set.tasks_dir))
-    problems = []
-    for domain, arguments in manifest.free_text_arguments.items():
-        environment = task_set.environments.get(domain)
-        for argument in arguments:
-            tool, _, arg = argument.partition(".")
-            spec = environment.tools.get(tool) if environment else None
-            if spec is None or arg not in spec.args_model.model_fields:
-                problems.append(
-                    SpecError(
-                        f"{argument!r} is not an argument of a {domain} tool", file=name, field="free_text_arguments"
-                    )
-                )
-    return problems

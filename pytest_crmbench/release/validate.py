@@ -28,7 +28,7 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.fuzz import EXAMPLES_PER_TOOL, fuzz_problems
 from pytest_crmbench.release.lock import lock_problems, write_lock
-from pytest_crmbench.release.manifest import Manifest, free_text_problems, invariant_problems, load_manifest
+from pytest_crmbench.release.manifest import Manifest, invariant_problems, load_manifest
 from pytest_crmbench.release.mutation.sweep import MutationRun
 from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
@@ -168,7 +168,7 @@ def validate(
         report.problems.extend(fuzz_problems(used, fuzz_examples, remembered))
         report.reused = remembered.reused
     if manifest is not None and not selection:
-        report.problems.extend(invariant_problems(manifest, task_set) + free_text_problems(manifest, task_set))
+        report.problems.extend(invariant_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)
     report.seconds = time.perf_counter() - started
     return report
@@ -236,7 +236,7 @@ def _record_problems(
     evidence, replay = gold_problems(record, environment)
     if not replay:
         mutations.add(record, environment, evidence)  # mutants of a broken gold path prove nothing
-    free_text = set(manifest.free_text_arguments.get(record.task.domain, [])) if manifest else set()
+    free_text = {f"{tool}.{arg}" for tool, args in environment.prose_arguments().items() for arg in args}
     return [
         *replay,
         *null_agent_problems(record, environment),

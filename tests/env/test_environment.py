@@ -375,3 +375,32 @@ def test_a_tool_crash_is_recorded_with_its_traceback_and_rolled_back(mini_env_cl
 def test_a_tool_name_that_is_not_a_string_is_an_error(mini_env_class: type[ToolEnvironment]) -> None:
     call = mini_env_class(seed=1).call(42, {})  # type: ignore[arg-type]
     assert (call.status, call.name, (call.error or {}).get("type")) == ("error", "42", "unknown_tool")
+
+
+def test_prose_arguments_are_declared_on_the_tool_and_checked() -> None:
+    from pytest_crmbench.core.errors import EnvironmentDefinitionError
+    from pytest_crmbench.env.environment import ToolEnvironment, tool
+
+    class Notes(ToolEnvironment):
+        @tool(kind="write", prose=("text",))
+        def add_note(self, account_id: str, text: str) -> dict[str, str]:
+            """Add a note.
+
+            Args:
+                account_id: The account.
+                text: The note, in the agent's words.
+            """
+            return {"ok": "yes"}
+
+    assert Notes.prose_arguments() == {"add_note": frozenset({"text"})}
+    with pytest.raises(EnvironmentDefinitionError, match="'txt' is not an argument of the tool"):
+
+        class Typo(ToolEnvironment):
+            @tool(kind="write", prose=("txt",))
+            def add_note(self, text: str) -> dict[str, str]:
+                """Add a note.
+
+                Args:
+                    text: The note.
+                """
+                return {}

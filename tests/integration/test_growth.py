@@ -63,7 +63,6 @@ def _new_totals(root: Path) -> None:
     manifest = yaml.safe_load((tasks_dir / "manifest.yaml").read_text(encoding="utf-8"))
     manifest["version"] = "9.9.9"
     manifest["invariants"] = manifest_invariants(tasks)
-    manifest["free_text_arguments"]["bank"] = ["execute_transfer.memo", "freeze_account.reason"]
     text = yaml.safe_dump(manifest, default_flow_style=None, sort_keys=False)
     (tasks_dir / "manifest.yaml").write_text(text, encoding="utf-8")
 

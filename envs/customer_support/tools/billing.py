@@ -82,7 +82,7 @@ class BillingTools(SupportTools):
         rows.sort(key=lambda p: p["paid_at"])
         return {"account_id": account_id, "payments": rows}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def apply_credit(
         self,
         account_id: str,
@@ -128,7 +128,7 @@ class BillingTools(SupportTools):
             "invoice_status": invoice["status"],
         }
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def issue_refund(
         self,
         account_id: str,

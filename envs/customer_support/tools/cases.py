@@ -52,7 +52,7 @@ class CaseTools(SupportTools):
         ]
         return {**case, "comments": comments, "milestones": milestones}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("subject", "description"))
     def create_case(
         self,
         account_id: str,
@@ -116,7 +116,7 @@ class CaseTools(SupportTools):
         keys = ("case_id", "status", "priority", "queue", "entitlement_id", "created_at")
         return {k: case[k] for k in keys}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("body",))
     def add_comment(
         self,
         account_id: str,
@@ -160,7 +160,7 @@ class CaseTools(SupportTools):
         case["status"] = status
         return {"case_id": case_id, "status": status}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def set_priority(
         self, account_id: str, case_id: str, priority: Priority, reason: Annotated[str, Required("Say why.")]
     ) -> dict[str, Any]:
@@ -188,7 +188,7 @@ class CaseTools(SupportTools):
         )
         return {"case_id": case_id, "priority": priority}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def escalate_case(
         self, account_id: str, case_id: str, queue: Queue, reason: Annotated[str, Required("Say why.")]
     ) -> dict[str, Any]:
@@ -210,7 +210,7 @@ class CaseTools(SupportTools):
         case["escalated_at"], case["escalation_reason"] = self.stamp(), reason
         return {"case_id": case_id, "status": "escalated", "queue": queue, "priority": case["priority"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("resolution",))
     def resolve_case(
         self, account_id: str, case_id: str, resolution: Annotated[str, Required("Describe the resolution.")]
     ) -> dict[str, Any]:
@@ -285,7 +285,7 @@ class CaseTools(SupportTools):
         )
         return {"master_case_id": master_case_id, "duplicate_case_id": duplicate_case_id, "duplicate_status": "closed"}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("comment",))
     def record_satisfaction(self, account_id: str, case_id: str, score: int, comment: str = "") -> dict[str, Any]:
         """Record the customer's satisfaction score (1-5) for a resolved or closed case, once.
 
@@ -303,7 +303,7 @@ class CaseTools(SupportTools):
         case["csat_score"], case["csat_comment"] = score, comment or None
         return {"case_id": case_id, "csat_score": score}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("summary",))
     def handoff_to_human(
         self, account_id: str, case_id: str, summary: Annotated[str, Required("Summarise the case.")]
     ) -> dict[str, Any]:

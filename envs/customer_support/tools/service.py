@@ -12,7 +12,7 @@ from .base import SupportTools
 
 
 class ServiceTools(SupportTools):
-    @tool(kind="read")
+    @tool(kind="read", prose=("query",))
     def search_knowledge(self, query: str) -> dict[str, Any]:
         """Search the knowledge base; returns up to three articles (id, title, summary), best first.
 

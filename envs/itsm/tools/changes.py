@@ -39,7 +39,7 @@ class ChangeTools(ItsmTools):
         """The change freeze (blackout) windows: no change may be scheduled to overlap one."""
         return {"blackouts": list(self.state["blackouts"].values())}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("short_description",))
     def create_change(
         self,
         requested_by: str,

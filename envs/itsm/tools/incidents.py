@@ -50,7 +50,7 @@ class IncidentTools(ItsmTools):
         """Resolution targets in hours per priority (P1..P5), counted from when the incident was opened."""
         return {"resolution_sla_hours": self.state["settings"]["resolution_sla_hours"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("short_description",))
     def create_incident(
         self,
         caller_id: str,
@@ -128,7 +128,7 @@ class IncidentTools(ItsmTools):
             incident["state"] = "in_progress"
         return {k: incident[k] for k in ("incident_id", "state", "assignment_group", "assigned_to")}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("comment",))
     def hold_incident(self, incident_id: str, hold_reason: HoldReason, comment: str = "") -> dict[str, Any]:
         """Put an open incident on hold. awaiting_caller also needs a comment saying what is awaited.
 
@@ -148,7 +148,7 @@ class IncidentTools(ItsmTools):
             self.note(incident_id, "service_desk", comment.strip())
         return {"incident_id": incident_id, "state": "on_hold", "hold_reason": hold_reason}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("text",))
     def add_work_note(self, record_id: str, text: Annotated[str, Required("Write the note.")]) -> dict[str, Any]:
         """Add a work note to an incident, problem or change.
 
@@ -161,7 +161,7 @@ class IncidentTools(ItsmTools):
         entry = self.note(record_id, "service_desk", text)
         return {"note_id": entry["note_id"], "record_id": record_id}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("close_notes",))
     def resolve_incident(
         self,
         incident_id: str,

@@ -22,7 +22,7 @@ class ProblemTools(ItsmTools):
         linked = sorted(i for i, inc in self.state["incidents"].items() if inc["problem_id"] == problem_id)
         return {**problem, "incidents": linked}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("short_description",))
     def create_problem(
         self, short_description: Annotated[str, Required("Describe the problem.")], ci_id: str
     ) -> dict[str, Any]:

@@ -39,7 +39,7 @@ class RequestTools(ItsmTools):
         """
         return self.get("request_items", ritm_id)
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("justification",))
     def submit_request(
         self,
         requested_by: str,

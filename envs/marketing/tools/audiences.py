@@ -51,7 +51,7 @@ class AudienceTools(MarketingTools):
         contact.update(email_status="unsubscribed", unsubscribed_on=self.today().isoformat(), opt_out_source=source)
         return {"contact_id": contact_id, "email_status": "unsubscribed"}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("consent_source",))
     def resubscribe(
         self, contact_id: str, consent_source: NonBlank, captured_on: IsoDate, double_opt_in: bool = False
     ) -> dict[str, Any]:

@@ -107,7 +107,7 @@ class CampaignTools(MarketingTools):
         target["budget"] += amount
         return {"from_campaign_id": from_campaign_id, "to_campaign_id": to_campaign_id, "amount": amount}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("subject",))
     def create_email(
         self,
         campaign_id: str,

@@ -70,7 +70,7 @@ class AccountTools(PaymentsTools):
             "recent_entries": entries,
         }
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def freeze_account(
         self, account_id: str, reason: Annotated[str, Required("Give the reason for the freeze.")]
     ) -> dict[str, Any]:

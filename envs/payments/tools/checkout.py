@@ -10,7 +10,7 @@ from .base import PaymentsTools, derive_status, points_for
 
 
 class CheckoutTools(PaymentsTools):
-    @tool(kind="write")
+    @tool(kind="write", prose=("description",))
     def process_payment(
         self,
         account_id: str,
@@ -107,7 +107,7 @@ class CheckoutTools(PaymentsTools):
             "loyalty_balance": account["loyalty_points"],
         }
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("note",))
     def log_transaction(self, transaction_id: str, note: str = "") -> dict[str, Any]:
         """Write the audit-log entry that closes a checkout (last step of the checkout chain). Once per transaction.
 

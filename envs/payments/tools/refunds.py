@@ -19,7 +19,7 @@ class RefundTools(PaymentsTools):
         self.open_account(txn["account_id"], allow_frozen=True)
         return txn
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def issue_refund(
         self,
         account_id: str,
@@ -76,7 +76,7 @@ class RefundTools(PaymentsTools):
             "loyalty_points_reversed": reversed_points,
         }
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("details",))
     def open_dispute(
         self,
         account_id: str,
@@ -126,7 +126,7 @@ class RefundTools(PaymentsTools):
         """
         return self.get("disputes", dispute_id)
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def withdraw_dispute(
         self, dispute_id: str, reason: Annotated[str, Required("Give the reason for withdrawing.")]
     ) -> dict[str, Any]:

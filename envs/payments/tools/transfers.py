@@ -56,7 +56,7 @@ class TransferTools(PaymentsTools):
             "balance_after": balance - amount,
         }
 
-    @tool(kind="write", counterparty=("to_account",))
+    @tool(kind="write", counterparty=("to_account",), prose=("memo",))
     def execute_transfer(self, from_account: str, to_account: str, amount: Amount, memo: str = "") -> dict[str, Any]:
         """Move money from one account's balance to another's. Only after the customer said yes.
 

@@ -62,7 +62,7 @@ class CustomerTools(RetailRules):
             "price_adjustments": of_order("price_adjustments"),
         }
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("address",))
     def update_shipping_address(self, customer_id: str, order_id: str, address: str) -> dict[str, Any]:
         """Change where an order that has not shipped yet goes, after the customer's explicit yes.
 
@@ -85,7 +85,7 @@ class CustomerTools(RetailRules):
         order["shipping_address"] = address.strip()
         return {"order_id": order_id, "shipping_address": order["shipping_address"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def cancel_order(
         self, customer_id: str, order_id: str, reason: Annotated[str, Required("Say why the order is cancelled.")]
     ) -> dict[str, Any]:

@@ -26,7 +26,7 @@ class RewardTools(RetailRules):
         """
         return dict(self.card_of(customer_id, gift_card_id))
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def replace_gift_card(
         self,
         customer_id: str,
@@ -89,7 +89,7 @@ class RewardTools(RetailRules):
         )
         return {"loyalty_points": customer["loyalty_points"], "store_credit": customer["store_credit"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def award_loyalty_points(
         self,
         customer_id: str,

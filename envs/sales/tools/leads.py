@@ -118,7 +118,7 @@ class LeadTools(SalesTools):
         duplicate.update(status="Merged", merged_into=master_lead_id)
         return {"master_lead_id": master_lead_id, "merged": duplicate_lead_id, "status": master["status"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("budget", "authority", "need", "timeline"))
     def qualify_lead(
         self, lead_id: str, budget: NonBlank, authority: NonBlank, need: NonBlank, timeline: NonBlank
     ) -> dict[str, Any]:
@@ -137,7 +137,7 @@ class LeadTools(SalesTools):
         lead["status"] = "Qualified"
         return {"lead_id": lead_id, "status": "Qualified"}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def disqualify_lead(
         self, lead_id: str, reason: Annotated[str, Required("Say why the lead is disqualified.")]
     ) -> dict[str, Any]:
@@ -171,7 +171,7 @@ class LeadTools(SalesTools):
         lead["owner_id"] = rep_id
         return {"lead_id": lead_id, "owner_id": rep_id, "owner_name": rep["name"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("notes",))
     def log_call(self, lead_id: str, rep_id: str, outcome: CallOutcome, notes: str = "") -> dict[str, Any]:
         """Log a call made to a lead; a first call moves an untouched lead to Working - Contacted.
 
@@ -188,7 +188,7 @@ class LeadTools(SalesTools):
         self.mark_contacted(lead)
         return {"activity_id": activity["activity_id"], "lead_status": lead["status"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("subject", "body"))
     def send_email(self, lead_id: str, rep_id: str, subject: NonBlank, body: NonBlank) -> dict[str, Any]:
         """Send a one-to-one sales email to a lead from the rep's mailbox and log it.
 

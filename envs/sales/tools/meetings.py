@@ -38,7 +38,7 @@ class MeetingTools(SalesTools):
         hours = f"{OPENS:02d}:00-{CLOSES:02d}:00 Eastern, Monday to Friday"
         return {"rep_id": rep_id, "rep_name": rep["name"], "date": date, "business_hours": hours, "events": shown}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("subject",))
     def book_meeting(
         self, rep_id: str, lead_id: str, date: IsoDate, start_time: str, duration_minutes: int = 30, subject: str = ""
     ) -> dict[str, Any]:

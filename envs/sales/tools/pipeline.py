@@ -48,7 +48,7 @@ class PipelineTools(SalesTools):
         opportunity = self.get("opportunities", opportunity_id)
         return {**opportunity, "owner_name": self.rep_name(opportunity["owner_id"])}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("opportunity_name",))
     def convert_lead(
         self,
         lead_id: str,
@@ -93,7 +93,7 @@ class PipelineTools(SalesTools):
             "stage": opportunity["stage"],
         }
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("loss_reason",))
     def update_opportunity_stage(
         self,
         rep_id: str,

@@ -134,7 +134,7 @@ class ServiceTools(Desk):
         )
         return {"credit_id": credit["credit_id"], "amount": value}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("summary",))
     def transfer_to_agent(
         self, traveller_id: str, summary: Annotated[str, Required("Summarise the request for the agent.")]
     ) -> dict[str, Any]:

@@ -62,7 +62,7 @@ class Situation:
     final_state: Mapping[str, Any]
     """The world at the end of the gold replay (generated records included)."""
     free_text: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    """Tool -> arguments whose values are prose the agent composes (the manifest's free_text_arguments)."""
+    """Tool -> arguments whose values are prose the agent composes (the tools' ``prose=`` declarations)."""
     kinds: Mapping[str, str] = field(default_factory=dict)
     """Tool -> ``read`` or ``write``, as the environment declares them."""
 

@@ -114,6 +114,23 @@ def lone_catches(audit: TaskAudit) -> dict[str, int]:
     return lone
 
 
+def _derived_wrong(audit: TaskAudit) -> bool:
+    return any(r.mutant.kind == "wrong" and r.outcome != "equivalent" for r in audit.results)
+
+
+def untripped_forbidden(audit: TaskAudit) -> list[str]:
+    """The task's forbidden-action and forbidden-parameter checks that no killed mutant and no
+    failing counterexample trips: a declaration the audit never shows to matter."""
+    contract = audit.record.task.contract
+    declared = [
+        *(f"forbidden.action[{i}] {tool}" for i, tool in enumerate(contract.forbidden.actions)),
+        *(f"forbidden.param[{i}] {spec.tool}" for i, spec in enumerate(contract.forbidden.params)),
+    ]
+    tripped = {name for r in audit.results if r.outcome == "killed" for name in r.failed_checks}
+    tripped |= {name for t in audit.trajectories if t.kind == "counterexamples" for name in t.failed_checks}
+    return [name for name in declared if name not in tripped]
+
+
 def _pending_note(audits: list[TaskAudit]) -> str:
     pending = [r for a in audits for r in a.results if r.pending]
     if not pending:
@@ -130,6 +147,8 @@ class MutationAudit:
     problems: list[SpecError] = field(default_factory=list)
     """Domain-level problems: unloadable hints, a domain below the threshold."""
     threshold: float = THRESHOLD
+    identity_tools: dict[str, str | None] = field(default_factory=dict)
+    """Domain -> the tool that verifies a customer (its conduct rules' or its hints'), or None."""
 
     def domains(self) -> dict[str, list[TaskAudit]]:
         grouped: dict[str, list[TaskAudit]] = {}
@@ -162,6 +181,42 @@ class MutationAudit:
 
     def operator_lines(self) -> list[str]:
         return operator_lines(self.domains())
+
+    def blind_spots(self) -> dict[str, dict[str, Any]]:
+        """Per domain, what the audit cannot see (reported, not gated): no identity tool declared,
+        tasks from which no wrong path is derived, forbidden checks no wrong path ever trips."""
+        found: dict[str, dict[str, Any]] = {}
+        for domain, audits in self.domains().items():
+            found[domain] = {
+                "identity_tool": self.identity_tools.get(domain),
+                "tasks_without_wrong_paths": [a.record.task.id for a in audits if not _derived_wrong(a)],
+                "untripped_forbidden_checks": [
+                    f"{a.record.task.id}: {name}" for a in audits for name in untripped_forbidden(a)
+                ],
+            }
+        return found
+
+    def blind_spot_lines(self) -> list[str]:
+        lines = []
+        for domain, spots in self.blind_spots().items():
+            if spots["identity_tool"] is None:
+                lines.append(
+                    f"mutation audit {domain}: declares no identity tool (conduct.py or mutations.py):"
+                    " no identity wrong path is derived, whatever the policy says"
+                )
+            if spots["tasks_without_wrong_paths"]:
+                ids = spots["tasks_without_wrong_paths"]
+                lines.append(
+                    f"mutation audit {domain}: {len(ids)} task(s) with no derived wrong path"
+                    f" (only hand-written counterexamples test them): {', '.join(ids)}"
+                )
+            if spots["untripped_forbidden_checks"]:
+                checks = spots["untripped_forbidden_checks"]
+                lines.append(
+                    f"mutation audit {domain}: {len(checks)} forbidden check(s) no derived wrong path trips: "
+                    + "; ".join(checks)
+                )
+        return lines
 
     def summary_lines(self) -> list[str]:
         """One line per domain: the figures the gate reads."""
@@ -215,6 +270,7 @@ class MutationAudit:
                 "right_paths": right_counts(audits),
                 "hand_written": trajectory_counts(audits),
                 "operators": operator_counts(audits),
+                "blind_spots": self.blind_spots()[domain],
             }
         return {
             "audit": "contract_mutation",

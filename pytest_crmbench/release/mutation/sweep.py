@@ -22,15 +22,6 @@ from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 
 
-def free_text_of(manifest: Manifest | None, domain: str) -> dict[str, frozenset[str]]:
-    """Tool -> the arguments the manifest declares free text for a domain."""
-    found: dict[str, set[str]] = {}
-    for entry in manifest.free_text_arguments.get(domain, []) if manifest else []:
-        tool, _, argument = entry.partition(".")
-        found.setdefault(tool, set()).add(argument)
-    return {tool: frozenset(arguments) for tool, arguments in found.items()}
-
-
 @dataclass
 class MutationRun:
     """Hints loaded once per domain; tasks audited one by one as their gold replay comes in."""
@@ -46,10 +37,13 @@ class MutationRun:
         if domain not in self.hints:
             self.hints[domain] = load_hints(environment)
             self.audit.problems.extend(self.hints[domain].problems)
+            rules = environment.conduct
+            declared = rules.identity.tool if rules is not None and rules.identity is not None else None
+            self.audit.identity_tools[domain] = declared or self.hints[domain].hints.identity_tool
         loaded = self.hints[domain]
         if loaded.problems:
             return  # hints the domain got wrong would make every verdict meaningless
-        free_text = free_text_of(self.manifest, domain)
+        free_text = environment.prose_arguments()  # declared by the tools: the manifest decides nothing here
         try:
             self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold, free_text))
         except Exception as exc:  # a bug in the domain's hints: report it where it happened, go on
@@ -86,6 +80,7 @@ class MutationAuditResult:
         lines += [s.render() for s in audit.pending()] if verbose else []
         lines += [p.render() for p in [*self.skipped, *self.problems]]
         lines += audit.operator_lines()
+        lines += audit.blind_spot_lines()
         lines += audit.summary_lines()
         lines.append(
             f"crmbench audit --mutations: {len(audit.tasks)} task(s) audited, {len(self.skipped)} not audited, "

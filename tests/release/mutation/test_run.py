@@ -182,3 +182,22 @@ def test_audit_v2_survivors_of_a_domain_without_conduct_rules_are_pending(
     counted = operator_counts([result])
     assert all(outcome.startswith("pending_") for op in {r.mutant.operator for r in v2} for outcome in counted[op])
     assert len(result.pending) == sum(r.outcome == "survived" for r in v2)
+
+
+def test_blind_spots_name_tasks_without_wrong_paths_and_untripped_forbidden_checks(
+    tmp_path: Path, mini_env_class: type[ToolEnvironment]
+) -> None:
+    from pytest_crmbench.release.mutation.scoring import MutationAudit
+
+    # A read-only task: nothing to drop or change; no operator ever attempts the forbidden dry run
+    # (a forbidden write would be tripped by audit v2's unrequested writes).
+    path = [{"tool": "get_balance", "args": {"account_id": "ACC-1"}}]
+    contract = {"expected_actions": ["get_balance"], "forbidden": {"actions": ["validate_transfer"]}}
+    result = audit(record_of(tmp_path, path, contract), mini_env_class)
+    spots = MutationAudit(tasks=[result]).blind_spots()["mini"]
+    assert spots["identity_tool"] is None  # the mini domain declares none
+    assert spots["untripped_forbidden_checks"] == ["mini_audit_case_01: forbidden.action[0] validate_transfer"]
+    # Audit v2's unrequested writes are wrong paths derived from it (pending: no conduct rules).
+    assert spots["tasks_without_wrong_paths"] == []
+    lines = MutationAudit(tasks=[result]).blind_spot_lines()
+    assert any("declares no identity tool" in line for line in lines)

@@ -51,7 +51,7 @@ class BankTools(ToolEnvironment):
         require(amount <= balance, 422, "INSUFFICIENT_FUNDS", f"Balance is {balance} USD.", param="amount")
         return {"balance_after": balance - amount}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("memo",))
     def execute_transfer(
         self, customer_id: str, from_account: str, to_account: str, amount: Amount, memo: str = ""
     ) -> dict[str, Any]:
@@ -72,7 +72,7 @@ class BankTools(ToolEnvironment):
         transfer = self.insert("transfers", {**parties, "amount": amount, "memo": memo, "created_at": self.stamp()})
         return {"transfer_id": transfer["transfer_id"], "balance": source["balance"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("reason",))
     def freeze_account(
         self, customer_id: str, account_id: str, reason: Annotated[str, Required("Say why the account is frozen.")]
     ) -> dict[str, Any]:

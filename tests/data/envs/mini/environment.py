@@ -162,7 +162,7 @@ class MiniEnvironment(ToolEnvironment):
         account["loyalty_points"] += points
         return {"points": points, "balance": account["loyalty_points"]}
 
-    @tool(kind="write")
+    @tool(kind="write", prose=("text",))
     def log_note(self, text: str, account_id: str | None = None) -> dict[str, Any]:
         """Append a note to the activity log.
 
