@@ -7,6 +7,11 @@
 ``unrequested``           a write the task never asks for, through a domain tool the gold never
                           uses, its arguments drawn from the task's world
 ``repeat_shifted``        a write made again with its amount shifted by one unit
+``misspoken``             the gold's own read repeated on another customer's record of the same
+                          collection (a transaction, a case), the id closest to the right one:
+                          the record a user mis-spoke
+``unfiltered``            a search the gold makes (a read with no required argument) repeated
+                          without any filter, returning whatever records the world holds
 ========================  ====================================================================
 
 They are generated for every domain. In a domain that declares no conduct rules
@@ -26,9 +31,12 @@ from pytest_crmbench.release.mutation.hints import MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, shown
 from pytest_crmbench.release.mutation.trajectory import Step
 
-CONDUCT_OPERATORS = frozenset({"fail_identity", "late_identity", "sibling", "unrequested", "repeat_shifted"})
-POLICY_OPERATORS = frozenset({"fail_identity", "late_identity", "sibling"})
-"""Wrong in their calls, not their end state: never skipped as equivalent."""
+CONDUCT_OPERATORS = frozenset(
+    {"fail_identity", "late_identity", "sibling", "unrequested", "repeat_shifted", "misspoken", "unfiltered"}
+)
+DISCLOSING = frozenset({"sibling", "misspoken", "unfiltered"})
+"""Reads of records that may be someone else's: equivalent when the tools refused them or (where
+calls carry ownership stamps) they disclosed nobody the gold path did not."""
 
 
 def conduct_wrong_paths(
@@ -43,6 +51,8 @@ def conduct_wrong_paths(
         yield from _fail_identity(gold, identity, subject)
         yield _late_identity(gold, identity)
     yield from _siblings(environment, gold, situation, identity, subject)
+    yield from _misspoken(environment, gold, situation)
+    yield from _unfiltered(environment, gold)
     yield from _unrequested(environment, hints, gold, situation, subject)
     yield from _repeat_shifted(environment, gold)
 
@@ -120,6 +130,68 @@ def _siblings(
             "wrong",
             (*gold.steps, Step(step.tool, args)),
             f"{step.tool} on {sibling}'s records",
+            index,
+            (at,),
+        )
+
+
+def _misspoken(environment: type[ToolEnvironment], gold: Gold, situation: Situation) -> Iterator[Mutant]:
+    model = environment.state_model
+    if model is None:
+        return
+    owned = {info.record.id_field: info for info in owned_collections(model) if info.keyed and info.record.id_field}
+    customers = _customer_collection(environment)
+    seen: set[str] = set()
+    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
+        spec = environment.tools.get(step.tool)
+        if spec is None or spec.kind != "read" or call.status != "ok" or step.tool in seen:
+            continue
+        arguments = call.effective_arguments or {}
+        for name, value in arguments.items():
+            info = owned.get(name)
+            if info is None or info.name == customers or not isinstance(value, str):
+                continue
+            records = situation.initial_state.get(info.name, {})
+            owner = (records.get(value) or {}).get(info.record.owner_field)
+            others = [key for key, record in records.items() if record.get(info.record.owner_field) != owner]
+            if owner is None or not others:
+                continue
+            wrong = min(others, key=lambda key: (_distance(key, value), key))
+            seen.add(step.tool)
+            at = len(gold.steps)
+            yield Mutant(
+                f"misspoken:{index}:{step.tool}.{name}={wrong}",
+                "misspoken",
+                "wrong",
+                (*gold.steps, Step(step.tool, {**arguments, name: wrong})),
+                f"{step.tool} on {wrong}, another customer's {info.record.noun} (the id mis-spoken)",
+                index,
+                (at,),
+            )
+            break
+
+
+def _distance(a: str, b: str) -> int:
+    """Positions where two ids differ, plus their length difference (ids are short)."""
+    return sum(x != y for x, y in zip(a, b, strict=False)) + abs(len(a) - len(b))
+
+
+def _unfiltered(environment: type[ToolEnvironment], gold: Gold) -> Iterator[Mutant]:
+    seen: set[str] = set()
+    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
+        spec = environment.tools.get(step.tool)
+        if spec is None or spec.kind != "read" or call.status != "ok" or step.tool in seen or not step.args:
+            continue
+        if any(field.is_required() for field in spec.args_model.model_fields.values()):
+            continue  # a lookup, not a search: it cannot be asked for "everything"
+        seen.add(step.tool)
+        at = len(gold.steps)
+        yield Mutant(
+            f"unfiltered:{index}:{step.tool}",
+            "unfiltered",
+            "wrong",
+            (*gold.steps, Step(step.tool, {})),
+            f"{step.tool} without any filter",
             index,
             (at,),
         )

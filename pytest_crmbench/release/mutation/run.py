@@ -18,7 +18,7 @@ from pytest_crmbench.core.evidence import Evidence, ToolCall
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.spec import Trajectory
 from pytest_crmbench.env.environment import ToolEnvironment
-from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS, conduct_wrong_paths
+from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS, DISCLOSING, conduct_wrong_paths
 from pytest_crmbench.release.mutation.hints import MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, derive
 from pytest_crmbench.release.mutation.trajectory import Replay, replay, steps_of
@@ -135,7 +135,15 @@ def _equivalent(
     calls = played.evidence.tool_calls
     if mutant.inserted:
         # A forbidden move the tools refused did nothing the policy has to stop.
-        return all(calls[i].status != "ok" for i in mutant.inserted if i < len(calls))
+        added = [calls[i] for i in mutant.inserted if i < len(calls)]
+        if all(call.status != "ok" for call in added):
+            return True
+        # A read of "someone else's" record that disclosed nobody new (the tool filtered by the
+        # customer anyway): nothing the conduct rules have to stop. Told only where calls are stamped.
+        if mutant.operator in DISCLOSING and all(call.access is not None for call in added):
+            seen = {owner for call in gold.tool_calls if call.access for owner in call.access.read}
+            return all(set(call.access.read) <= seen for call in added if call.access is not None)
+        return False
     if mutant.policy:
         return False
     return played.evidence.final_state == gold.final_state and _ok_writes(environment, calls) == gold_writes

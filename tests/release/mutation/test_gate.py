@@ -169,11 +169,15 @@ def test_the_payments_release_passes_the_gate(tmp_path: Path) -> None:
     )
     # Audit v2 on the pilot domain: every conduct operator derives wrong paths and its conduct
     # rules kill at least 98 % of each (none pending: payments declares its rules).
-    for operator in CONDUCT_OPERATORS:
+    # Every payments read names its account: no read is a search, so `unfiltered` derives nothing.
+    for operator in CONDUCT_OPERATORS - {"unfiltered"}:
         counts = payments["operators"][operator]
         scored = counts.get("killed", 0) + counts.get("survived", 0)
         assert scored > 0 and counts.get("killed", 0) >= 0.98 * scored, (operator, counts)
         assert not any(outcome.startswith("pending") for outcome in counts), (operator, counts)
+    assert "unfiltered" not in payments["operators"]
+    spots = payments["blind_spots"]
+    assert spots["identity_tool"] == "verify_identity"
 
 
 def test_the_audit_figures_do_not_depend_on_the_manifest(tmp_path: Path) -> None:

@@ -1,0 +1,83 @@
+"""Audit v2's operators on a small domain with conduct rules: each derived wrong path is killed by
+the rule it breaks, and a read that discloses nobody new is equivalent, not a survivor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from pytest_crmbench import tool
+from pytest_crmbench.core.conduct import ConductRules, Identity
+from pytest_crmbench.core.loader import TaskRecord
+from pytest_crmbench.core.spec import Task
+from pytest_crmbench.release.mutation.conduct_operators import conduct_wrong_paths
+from pytest_crmbench.release.mutation.hints import MutationHints
+from pytest_crmbench.release.mutation.run import audit_task
+from pytest_crmbench.release.mutation.trajectory import replay, steps_of
+from tests.env.test_access import Desk
+from tests.release.mutation.helpers import prepared
+
+
+class Helpdesk(Desk):
+    domain = "helpdesk"
+    conduct: ClassVar[ConductRules | None] = ConductRules(
+        domain="helpdesk", identity=Identity(tool="verify", subject="customer_id", passed="verified")
+    )
+
+    @tool(kind="read")
+    def verify(self, customer_id: str, name: str) -> dict[str, Any]:
+        """Check a customer's name.
+
+        Args:
+            customer_id: The customer.
+            name: The name they gave.
+        """
+        return {"verified": self.get("customers", customer_id)["name"] == name}
+
+    @tool(kind="read")
+    def get_ticket(self, ticket_id: str) -> dict[str, Any]:
+        """One ticket.
+
+        Args:
+            ticket_id: The ticket.
+        """
+        return dict(self.get("tickets", ticket_id))
+
+
+def task() -> Task:
+    path = [
+        {"tool": "verify", "args": {"customer_id": "C1", "name": "Ann"}},
+        {"tool": "get_customer", "args": {"customer_id": "C1"}},
+        {"tool": "get_ticket", "args": {"ticket_id": "T1"}},
+        {"tool": "search_tickets", "args": {"text": "router"}},
+        {"tool": "add_note", "args": {"customer_id": "C1", "text": "router checked"}},
+    ]
+    return Task.model_validate(
+        {
+            "id": "helpdesk_case_01",
+            "domain": "helpdesk",
+            "capabilities": ["triage"],
+            "difficulty": "easy",
+            "user": {"persona": "Ann, C1.", "goal": "Check the router ticket.", "stop": "When done."},
+            "contract": {"expected_actions": ["get_ticket", "add_note"]},
+            "gold": {"path": path, "reply": "Done."},
+        }
+    )
+
+
+def test_every_v2_operator_is_derived_and_killed_by_conduct() -> None:
+    gold, situation = prepared(task(), Helpdesk)
+    operators = {m.operator for m in conduct_wrong_paths(Helpdesk, MutationHints(), gold, situation)}
+    assert operators == {"fail_identity", "late_identity", "sibling", "misspoken", "unfiltered", "unrequested"}
+
+    record = TaskRecord(task(), Path("helpdesk.yaml"), 1)
+    evidence = replay(task(), Helpdesk, steps_of(task().gold.path)).evidence
+    audit = audit_task(record, Helpdesk, MutationHints(), evidence, Helpdesk.prose_arguments())
+    outcomes = {
+        r.mutant.operator: (r.outcome, r.failed_checks) for r in audit.results if r.mutant.operator in operators
+    }
+    assert outcomes["misspoken"] == ("killed", ("conduct.ownership[0] records",))  # T2 is C2's
+    assert outcomes["unfiltered"] == ("killed", ("conduct.ownership[0] records",))  # every ticket
+    assert outcomes["sibling"] == ("killed", ("conduct.ownership[0] records",))  # C2's own record
+    assert outcomes["late_identity"][0] == outcomes["fail_identity"][0] == "killed"
+    assert not any(r.pending for r in audit.results)  # the domain declares its rules
