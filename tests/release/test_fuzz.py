@@ -48,7 +48,9 @@ def test_the_fuzz_finds_a_crash_that_needs_a_particular_argument() -> None:
 
 
 def test_the_payments_tools_do_not_crash_on_schema_valid_arguments() -> None:
+    # A smoke test on one real domain: every domain's full fuzz (50 examples a tool) is the gate's,
+    # which CI runs once (`crmbench validate --gold`), not again inside the tests (issue 33 §2).
     from pytest_crmbench.env.registry import discover
 
-    environments = discover([REPO / "envs"])
-    assert [p.render() for p in fuzz_problems(environments, examples=40)] == []
+    environments = {"payments": discover([REPO / "envs"])["payments"]}
+    assert [p.render() for p in fuzz_problems(environments, examples=15)] == []
