@@ -93,7 +93,10 @@ def test_report_in_a_browser(report: Path, browser: Any) -> None:
 
     board = page.locator("#leaderboard table.board")
     assert board.is_visible()
-    assert [name.strip() for name in board.locator("tbody th").all_inner_texts()] == ["graph/openai/agent-model", "null"]
+    assert [name.strip() for name in board.locator("tbody th").all_inner_texts()] == [
+        "graph/openai/agent-model",
+        "null",
+    ]
     assert page.locator("#figure-accuracy svg").is_visible()
     assert page.locator("#figure-domains svg").is_visible()
     assert "against base" in page.locator("#comparison h2").inner_text()
