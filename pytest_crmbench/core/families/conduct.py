@@ -42,7 +42,7 @@ from pytest_crmbench.core.families.params import EXPECTED_PARAMS
 from pytest_crmbench.core.matchers import values_equal
 
 if TYPE_CHECKING:
-    from pytest_crmbench.core.conduct import ConductRules, Identity
+    from pytest_crmbench.core.conduct import ConductRules, Guessing, Identity, Precondition
     from pytest_crmbench.core.evidence import Evidence, ToolCall
 
 Rule = Literal["identity", "ownership", "scope", "precondition", "guessing"]
@@ -117,15 +117,17 @@ class Conduct(CheckFamily):
         if rules is None:
             return []
         terms: ConductTerms = CONDUCT_TERMS.of(contract)
-        found: list[CheckVerdict] = []
+        trace = evidence.tool_calls
+        by_rule: dict[Rule, list[CheckVerdict]] = {
+            "precondition": [self._precondition(i, rule, trace) for i, rule in enumerate(rules.preconditions)],
+            "guessing": [self._guessing(i, rule, trace) for i, rule in enumerate(rules.guessing)],
+        }
         if rules.identity is not None:
-            identity, ownership = self._people(rules.identity, terms, evidence.tool_calls)
-            found += [identity, ownership]
+            identity, ownership = self._people(rules.identity, terms, trace)
+            by_rule["identity"], by_rule["ownership"] = [identity], [ownership]
         if rules.scope:
-            found.append(self._scope(rules, terms, contract, evidence.tool_calls))
-        found += [self._precondition(i, rule, evidence.tool_calls) for i, rule in enumerate(rules.preconditions)]
-        found += [self._guessing(i, rule, evidence.tool_calls) for i, rule in enumerate(rules.guessing)]
-        return [v for v in found if v.name.split("[")[0].removeprefix("conduct.") not in terms.exempt]
+            by_rule["scope"] = [self._scope(rules, terms, contract, trace)]
+        return [v for rule in RULES if rule not in terms.exempt for v in by_rule.get(rule, [])]
 
     def _people(
         self, identity: Identity, terms: ConductTerms, trace: list[ToolCall]
@@ -176,7 +178,7 @@ class Conduct(CheckFamily):
         expected = {tool: n for tool, n in allowance.items() if tool not in free}
         return verdict(self.label, "conduct.scope[0] writes", not beyond, expected, beyond, diff)
 
-    def _precondition(self, index: int, rule: Any, trace: list[ToolCall]) -> CheckVerdict:
+    def _precondition(self, index: int, rule: Precondition, trace: list[ToolCall]) -> CheckVerdict:
         unchecked = []
         for position, call in enumerate(trace):
             if call.status != "ok" or call.name != rule.tool:
@@ -188,12 +190,12 @@ class Conduct(CheckFamily):
         return verdict(self.label, f"conduct.precondition[{index}] {rule.tool}", not unchecked, wanted, unchecked, diff)
 
     @staticmethod
-    def _confirms(rule: Any, check: ToolCall, call: ToolCall) -> bool:
+    def _confirms(rule: Precondition, check: ToolCall, call: ToolCall) -> bool:
         if check.status != "ok" or check.name != rule.after or check.result_field(rule.passed) is not True:
             return False
         return all(values_equal(check.argument(arg), call.argument(arg)) for arg in rule.same)
 
-    def _guessing(self, index: int, rule: Any, trace: list[ToolCall]) -> CheckVerdict:
+    def _guessing(self, index: int, rule: Guessing, trace: list[ToolCall]) -> CheckVerdict:
         tries = [
             f"{_where(c)} rejected {(c.error or {}).get('code')}"
             for c in trace
