@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any, Literal, get_args, get_origin
 
+from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.env.access import owned_collections
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import MutationHints, Situation
@@ -88,6 +89,22 @@ def _late_identity(gold: Gold, identity: list[int]) -> Mutant:
     return Mutant("late_identity", "late_identity", "wrong", (*rest, *moved), "verify after acting", identity[0])
 
 
+def _appended(mutant_id: str, gold: Gold, call: Step, description: str, step: int | None) -> Mutant:
+    """The gold path with one call added at its end (what a disclosing or unasked move does)."""
+    operator = mutant_id.split(":", 1)[0]
+    return Mutant(mutant_id, operator, "wrong", (*gold.steps, call), description, step, (len(gold.steps),))
+
+
+def _first_reads(environment: type[ToolEnvironment], gold: Gold) -> Iterator[tuple[int, Step, ToolCall]]:
+    """The first successful gold call of each read tool, with its position."""
+    seen: set[str] = set()
+    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
+        spec = environment.tools.get(step.tool)
+        if spec is not None and spec.kind == "read" and call.status == "ok" and step.tool not in seen:
+            seen.add(step.tool)
+            yield index, step, call
+
+
 def _customer_collection(environment: type[ToolEnvironment]) -> str | None:
     model = environment.state_model
     if model is None:
@@ -110,29 +127,16 @@ def _siblings(
     if customer is None or customers is None:
         return
     everyone = list(situation.initial_state.get(customers, {}))
-    seen: set[str] = set()
-    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
-        kind = environment.tools[step.tool].kind if step.tool in environment.tools else "write"
-        if kind != "read" or index in identity or call.status != "ok" or step.tool in seen:
-            continue
+    for index, step, call in _first_reads(environment, gold):
         arguments = call.effective_arguments or {}
         names = [k for k, v in arguments.items() if v == customer]
         # Another customer the call does not already name (a transfer's destination is no sibling).
         sibling = next((key for key in everyone if key != customer and key not in arguments.values()), None)
-        if not names or sibling is None:
+        if index in identity or not names or sibling is None:
             continue
-        seen.add(step.tool)
         args = {**arguments, **dict.fromkeys(names, sibling)}
-        at = len(gold.steps)
-        yield Mutant(
-            f"sibling:{index}:{step.tool}:{sibling}",
-            "sibling",
-            "wrong",
-            (*gold.steps, Step(step.tool, args)),
-            f"{step.tool} on {sibling}'s records",
-            index,
-            (at,),
-        )
+        description = f"{step.tool} on {sibling}'s records"
+        yield _appended(f"sibling:{index}:{step.tool}:{sibling}", gold, Step(step.tool, args), description, index)
 
 
 def _misspoken(environment: type[ToolEnvironment], gold: Gold, situation: Situation) -> Iterator[Mutant]:
@@ -141,11 +145,7 @@ def _misspoken(environment: type[ToolEnvironment], gold: Gold, situation: Situat
         return
     owned = {info.record.id_field: info for info in owned_collections(model) if info.keyed and info.record.id_field}
     customers = _customer_collection(environment)
-    seen: set[str] = set()
-    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
-        spec = environment.tools.get(step.tool)
-        if spec is None or spec.kind != "read" or call.status != "ok" or step.tool in seen:
-            continue
+    for index, step, call in _first_reads(environment, gold):
         arguments = call.effective_arguments or {}
         for name, value in arguments.items():
             info = owned.get(name)
@@ -157,17 +157,9 @@ def _misspoken(environment: type[ToolEnvironment], gold: Gold, situation: Situat
             if owner is None or not others:
                 continue
             wrong = min(others, key=lambda key: (_distance(key, value), key))
-            seen.add(step.tool)
-            at = len(gold.steps)
-            yield Mutant(
-                f"misspoken:{index}:{step.tool}.{name}={wrong}",
-                "misspoken",
-                "wrong",
-                (*gold.steps, Step(step.tool, {**arguments, name: wrong})),
-                f"{step.tool} on {wrong}, another customer's {info.record.noun} (the id mis-spoken)",
-                index,
-                (at,),
-            )
+            description = f"{step.tool} on {wrong}, another customer's {info.record.noun} (the id mis-spoken)"
+            moved = Step(step.tool, {**arguments, name: wrong})
+            yield _appended(f"misspoken:{index}:{step.tool}.{name}={wrong}", gold, moved, description, index)
             break
 
 
@@ -177,24 +169,12 @@ def _distance(a: str, b: str) -> int:
 
 
 def _unfiltered(environment: type[ToolEnvironment], gold: Gold) -> Iterator[Mutant]:
-    seen: set[str] = set()
-    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
-        spec = environment.tools.get(step.tool)
-        if spec is None or spec.kind != "read" or call.status != "ok" or step.tool in seen or not step.args:
-            continue
-        if any(field.is_required() for field in spec.args_model.model_fields.values()):
-            continue  # a lookup, not a search: it cannot be asked for "everything"
-        seen.add(step.tool)
-        at = len(gold.steps)
-        yield Mutant(
-            f"unfiltered:{index}:{step.tool}",
-            "unfiltered",
-            "wrong",
-            (*gold.steps, Step(step.tool, {})),
-            f"{step.tool} without any filter",
-            index,
-            (at,),
-        )
+    for index, step, _ in _first_reads(environment, gold):
+        fields = environment.tools[step.tool].args_model.model_fields.values()
+        if not step.args or any(field.is_required() for field in fields):
+            continue  # no filter to drop, or a lookup, not a search: it cannot ask for "everything"
+        description = f"{step.tool} without any filter"
+        yield _appended(f"unfiltered:{index}:{step.tool}", gold, Step(step.tool, {}), description, index)
 
 
 def _unrequested(
@@ -210,17 +190,8 @@ def _unrequested(
         args = _arguments(spec.args_model, values)
         if args is None:
             continue
-        at = len(gold.steps)
         text = ", ".join(f"{k}={shown(v)}" for k, v in args.items())
-        yield Mutant(
-            f"unrequested:{name}",
-            "unrequested",
-            "wrong",
-            (*gold.steps, Step(name, args)),
-            f"{name}({text}) unasked",
-            None,
-            (at,),
-        )
+        yield _appended(f"unrequested:{name}", gold, Step(name, args), f"{name}({text}) unasked", None)
 
 
 def _world_values(environment: type[ToolEnvironment], gold: Gold, situation: Situation) -> dict[str, Any]:
