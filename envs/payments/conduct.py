@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from pytest_crmbench.core.conduct import ConductRules, Identity, Precondition
 
+VERIFY = Identity(tool="verify_identity", subject="account_id", passed="verified")
+
 CONDUCT = ConductRules(
     domain="payments",
-    identity=Identity(tool="verify_identity", subject="account_id", passed="verified"),
+    identity=VERIFY,
     harmless_writes={
         "send_receipt": "§4: a receipt goes only to contact details on file; a copy changes nothing the customer owns",
     },

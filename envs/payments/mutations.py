@@ -16,7 +16,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_identity"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 STATEMENT_MONTH = "2026-02"
 """The last full month before the domain's 'today' (2026-03-02): a statement any account has."""
 
@@ -183,9 +185,7 @@ def _dispute(*, from_result: bool) -> Any:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
-    # §3: "Only execute a transfer that validate_transfer reported as valid".
-    requires_before={"execute_transfer": ("validate_transfer",)},
+    # The identity tool and "validate before execute" (§1, §3) come from conduct.py.
     # §4 and the tool: a receipt may be sent again ("also for copies").
     harmless_repeats=frozenset({"send_receipt"}),
     rereads={

@@ -59,10 +59,9 @@ def conduct_wrong_paths(
 
 
 def _identity(environment: type[ToolEnvironment], hints: MutationHints) -> tuple[str | None, str | None]:
+    """The identity tool (the hints carry the conduct rules' one) and, where declared, its subject."""
     rules = environment.conduct
-    if rules is not None and rules.identity is not None:
-        return rules.identity.tool, rules.identity.subject
-    return hints.identity_tool, None
+    return hints.identity_tool, rules.identity.subject if rules is not None and rules.identity is not None else None
 
 
 def _fail_identity(gold: Gold, identity: list[int], subject: str | None) -> Iterator[Mutant]:

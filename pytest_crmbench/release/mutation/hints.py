@@ -5,7 +5,9 @@ few operators need the domain's policy, which a domain declares in an optional `
 beside its ``environment.py``, exporting ``HINTS = MutationHints(...)``:
 
 * ``identity_tool``: the read that verifies the customer (``skip identity`` and ``verify again``);
+  taken from the domain's conduct rules (``conduct.py``) when they declare one;
 * ``requires_before``: write -> reads the policy requires before it (``move a write before ...``);
+  the conduct rules' preconditions are added to it;
 * ``harmless_repeats``: writes the policy allows again (a receipt copy): repeating one is a right path;
 * ``rereads``: write -> the reads that look at what it changed (``re-read after a write``);
 * ``forbidden_moves``: writes (and disclosing reads) the policy forbids, each with the situation
@@ -16,6 +18,7 @@ A domain without the module gets the generic operators only.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import importlib.util
@@ -146,11 +149,11 @@ def load_hints(environment: type[ToolEnvironment]) -> LoadedHints:
     """The ``HINTS`` of the domain folder's ``mutations.py``; generic hints when there is none."""
     package = environment.__module__.rpartition(".")[0]
     if not package.startswith(f"{PACKAGE}."):
-        return LoadedHints(MutationHints(), None, [])  # registered in code: no domain folder
+        return LoadedHints(with_conduct(MutationHints(), environment), None, [])  # registered in code: no folder
     folders = [Path(p) for p in getattr(importlib.import_module(package), "__path__", [])]
     source = next((folder / f"{MODULE}.py" for folder in folders if (folder / f"{MODULE}.py").is_file()), None)
     if source is None:
-        return LoadedHints(MutationHints(), None, [])
+        return LoadedHints(with_conduct(MutationHints(), environment), None, [])
     try:
         module = importlib.import_module(f"{package}.{MODULE}")
     except Exception as exc:  # the domain's code: report it, never crash validation
@@ -162,7 +165,20 @@ def load_hints(environment: type[ToolEnvironment]) -> LoadedHints:
         problem = SpecError("must define HINTS = MutationHints(...) (pytest_crmbench.release.mutation)", file=source)
         return LoadedHints(MutationHints(), source, [problem])
     problems = [SpecError(message, file=source, field="HINTS") for message in hint_problems(hints, environment)]
-    return LoadedHints(MutationHints() if problems else hints, source, problems)
+    return LoadedHints(with_conduct(MutationHints() if problems else hints, environment), source, problems)
+
+
+def with_conduct(hints: MutationHints, environment: type[ToolEnvironment]) -> MutationHints:
+    """The hints with what the domain's conduct rules already say (one declaration, not two): the
+    identity tool, and each precondition's check as a read its write requires first."""
+    rules = environment.conduct
+    if rules is None:
+        return hints
+    required = {write: tuple(reads) for write, reads in hints.requires_before.items()}
+    for rule in rules.preconditions:
+        required[rule.tool] = tuple(dict.fromkeys((*required.get(rule.tool, ()), rule.after)))
+    identity = rules.identity.tool if rules.identity is not None else hints.identity_tool
+    return dataclasses.replace(hints, identity_tool=identity, requires_before=required)
 
 
 def hint_problems(hints: MutationHints, environment: type[ToolEnvironment]) -> Iterator[str]:

@@ -37,9 +37,7 @@ class MutationRun:
         if domain not in self.hints:
             self.hints[domain] = load_hints(environment)
             self.audit.problems.extend(self.hints[domain].problems)
-            rules = environment.conduct
-            declared = rules.identity.tool if rules is not None and rules.identity is not None else None
-            self.audit.identity_tools[domain] = declared or self.hints[domain].hints.identity_tool
+            self.audit.identity_tools[domain] = self.hints[domain].hints.identity_tool
         loaded = self.hints[domain]
         if loaded.problems:
             return  # hints the domain got wrong would make every verdict meaningless

@@ -120,3 +120,23 @@ def test_a_move_that_crashes_is_a_problem_of_its_task_not_a_crash(tmp_path: Path
     (problem,) = run.gate()
     assert problem.task_id == "hints_crash_01"
     assert problem.message == "the mutation audit failed on this task: mutations.py raised KeyError: 'ACC-404'"
+
+
+def test_the_conduct_rules_are_the_hints_identity_tool_and_preconditions() -> None:
+    from pytest_crmbench.core.conduct import ConductRules, Identity, Precondition
+    from pytest_crmbench.release.mutation.hints import load_hints
+    from tests.release.mutation.test_conduct_operators import Helpdesk
+
+    class Checked(Helpdesk):
+        domain = "checked"
+        conduct = ConductRules(
+            domain="checked",
+            identity=Identity(tool="verify", subject="customer_id", passed="verified"),
+            preconditions=(
+                Precondition(tool="add_note", after="get_ticket", same=(), passed="found", reason="read it first"),
+            ),
+        )
+
+    hints = load_hints(Checked).hints  # declared once, in the rules: no mutations.py repeats them
+    assert hints.identity_tool == "verify"
+    assert hints.requires_before == {"add_note": ("get_ticket",)}
