@@ -59,9 +59,11 @@ def conduct_wrong_paths(
 
 
 def _identity(environment: type[ToolEnvironment], hints: MutationHints) -> tuple[str | None, str | None]:
-    """The identity tool (the hints carry the conduct rules' one) and, where declared, its subject."""
+    """The identity tool and, where the conduct rules declare it, its subject (else the hints')."""
     rules = environment.conduct
-    return hints.identity_tool, rules.identity.subject if rules is not None and rules.identity is not None else None
+    if rules is not None and rules.identity is not None:
+        return rules.identity.tool, rules.identity.subject
+    return hints.identity_tool, None
 
 
 def _fail_identity(gold: Gold, identity: list[int], subject: str | None) -> Iterator[Mutant]:
