@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -68,33 +69,45 @@ def check_record(
     record: TaskRecord, environment: type[ToolEnvironment], graph: CapabilityGraph | None
 ) -> list[SpecError]:
     """Every structural problem of one task in its domain, its agent graph included (the gate)."""
-    return [*structure_problems(record, environment), *_exposure(record, graph, environment)]
+    return [*inspect_record(record, environment).problems, *exposure_problems(record, graph, environment)]
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """One task's structural problems, and the notes the same build of its world yields."""
+
+    problems: list[SpecError]
+    notes: list[SpecError]
 
 
 def structure_problems(record: TaskRecord, environment: type[ToolEnvironment]) -> list[SpecError]:
-    """What pytest's collection refuses too: tools, typed arguments, the world, state paths and the
-    contract's consistency — so a task the gate rejects is never collected (issue 26 §3). The agent
-    graph is the gate's alone: a user's own agent needs none."""
+    """What pytest's collection refuses too (issue 26 §3): see :func:`inspect_record`."""
+    return inspect_record(record, environment).problems
+
+
+def inspect_record(record: TaskRecord, environment: type[ToolEnvironment]) -> Inspection:
+    """Tools, typed arguments, the world, state paths and the contract's consistency — what the gate
+    and pytest's collection both refuse, so a task the gate rejects is never collected — and, as
+    notes, expected-state leaves already true at reset. The agent graph is the gate's alone
+    (:func:`exposure_problems`): a user's own agent needs none."""
     state, world = initial_state(record, environment)
-    return [
+    problems = [
         *_unknown_tools(record, environment),
         *_typed_arguments(record, environment),
         *world,
         *(_state_paths(record, state) if state is not None else []),
         *_consistency(record),
     ]
+    return Inspection(problems, _already_true(record, state) if state is not None else [])
 
 
-def already_true(record: TaskRecord, environment: type[ToolEnvironment]) -> list[SpecError]:
-    """Expected-state leaves that already hold on the untouched world (issue 26 §3).
+def _already_true(record: TaskRecord, state: Mapping[str, Any]) -> list[SpecError]:
+    """Expected-state leaves that already hold on the untouched world.
 
     Such a leaf is a protection (nothing may undo it), not a requirement the agent meets: a
     do-nothing agent passes it. Reported, not refused: write it as a protected path, or make the
     task's world start elsewhere. Leaves quoting a result (``$result``) are left out.
     """
-    state, _ = initial_state(record, environment)
-    if state is None:
-        return []
     found = []
     for path, constraint in EXPECTED_STATE.of(record.task.contract).items():
         if _mentions_result(constraint):
@@ -239,7 +252,7 @@ def _consistency(record: TaskRecord) -> Iterator[SpecError]:
             yield problem(record, loc, message)
 
 
-def _exposure(
+def exposure_problems(
     record: TaskRecord, graph: CapabilityGraph | None, environment: type[ToolEnvironment]
 ) -> Iterator[SpecError]:
     if graph is None:

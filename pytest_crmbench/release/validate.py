@@ -32,7 +32,7 @@ from pytest_crmbench.release.manifest import Manifest, invariant_problems, load_
 from pytest_crmbench.release.mutation.sweep import MutationRun
 from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
-from pytest_crmbench.release.structure import already_true, check_record
+from pytest_crmbench.release.structure import exposure_problems, inspect_record
 from pytest_crmbench.release.sufficiency import information_problems
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 from pytest_crmbench.release.world import seed_problems
@@ -152,10 +152,9 @@ def validate(
             current = record.task.domain
             progress(f"crmbench validate: {current}: {counts[current]} task(s), {stages}")
         replay = gold and record.task.domain not in broken
-        report.problems.extend(_record_problems(record, task_set, manifest, mutations if replay else None))
-        environment = task_set.environments.get(record.task.domain)
-        if environment is not None and record.task.domain not in broken:
-            report.notes.extend(already_true(record, environment))
+        problems, notes = _record_problems(record, task_set, manifest, mutations if replay else None)
+        report.problems.extend(problems)
+        report.notes.extend(notes if record.task.domain not in broken else [])
     if gold:
         report.problems.extend(mutations.gate())
         report.survivors = mutations.audit.survivors()
@@ -224,24 +223,27 @@ def _seed_problems(task_set: TaskSet) -> Iterator[tuple[str, SpecError]]:
 
 def _record_problems(
     record: TaskRecord, task_set: TaskSet, manifest: Manifest | None, mutations: MutationRun | None
-) -> list[SpecError]:
-    """Structural problems; with ``mutations`` (``--gold``) also the replay audits, and a task
-    whose gold path passes its own contract is handed to the contract mutation audit."""
+) -> tuple[list[SpecError], list[SpecError]]:
+    """Structural problems and notes; with ``mutations`` (``--gold``) also the replay audits, and a
+    task whose gold path passes its own contract is handed to the contract mutation audit."""
     environment: type[ToolEnvironment] | None = task_set.environments.get(record.task.domain)
     if environment is None:
-        return [problem(record, ("domain",), f"no environment for domain {record.task.domain!r}")]
-    found = check_record(record, environment, task_set.graphs.get(record.task.domain))
+        return [problem(record, ("domain",), f"no environment for domain {record.task.domain!r}")], []
+    inspection = inspect_record(record, environment)
+    graph = task_set.graphs.get(record.task.domain)
+    found = [*inspection.problems, *exposure_problems(record, graph, environment)]
     if found or mutations is None:
-        return found  # a structurally broken task would only fail its replay for the same reason
+        return found, inspection.notes  # a structurally broken task would only fail its replay for the same reason
     evidence, replay = gold_problems(record, environment)
     if not replay:
         mutations.add(record, environment, evidence)  # mutants of a broken gold path prove nothing
     free_text = {f"{tool}.{arg}" for tool, args in environment.prose_arguments().items() for arg in args}
-    return [
+    problems = [
         *replay,
         *null_agent_problems(record, environment),
         *information_problems(record, evidence, environment, free_text),
     ]
+    return problems, inspection.notes
 
 
 def _lock(task_set: TaskSet, manifest: Manifest, report: ValidationReport, *, write: bool) -> None:

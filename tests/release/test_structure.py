@@ -207,7 +207,7 @@ def test_an_instant_operand_must_be_a_timestamp(tmp_path: Path, mini_env_class: 
 def test_an_expected_state_leaf_already_true_at_reset_is_reported(
     tmp_path: Path, mini_env_class: type[ToolEnvironment]
 ) -> None:
-    from pytest_crmbench.release.structure import already_true
+    from pytest_crmbench.release.structure import inspect_record
 
     contract = {
         "expected_actions": ["execute_transfer"],
@@ -217,7 +217,7 @@ def test_an_expected_state_leaf_already_true_at_reset_is_reported(
     path = tmp_path / "case.yaml"
     path.write_text(yaml.safe_dump([{**BASE, "contract": contract}], sort_keys=False))
     (record,) = load_task_file(path)
-    found = already_true(record, mini_env_class)
+    found = inspect_record(record, mini_env_class).notes
     assert [p.field for p in found] == ["contract.expected_state.accounts.ACC-3.status"]
     assert "already holds on the untouched world" in found[0].message
     assert check_record(record, mini_env_class, load_graph(AGENTS / "mini.yaml")) == []  # reported, not refused
