@@ -48,6 +48,15 @@ class Guessing(_Rule):
     reason: str
 
 
+class Divisible(_Rule):
+    """A write whose effect adds up, where the policy allows doing it in parts: calls that differ
+    only in ``quantity`` do together what one call of their sum does (moving 10 and then 7 mugs is
+    moving 17). Scope counts them as one write; the state checks judge the total."""
+
+    quantity: str = Field(description="The argument that adds up, e.g. quantity.")
+    reason: str = Field(description="The policy line that allows the parts.")
+
+
 class ConductRules(_Rule):
     """Everything a domain holds every task to. A field left empty declares no such rule."""
 
@@ -58,6 +67,9 @@ class ConductRules(_Rule):
     )
     preconditions: tuple[Precondition, ...] = ()
     guessing: tuple[Guessing, ...] = ()
+    divisible: dict[str, Divisible] = Field(
+        default_factory=dict, description="Writes that may be done in parts (tool -> what adds up)."
+    )
     scope: bool = Field(default=True, description="Whether a successful write the contract does not expect fails.")
 
 

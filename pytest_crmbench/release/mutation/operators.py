@@ -20,6 +20,7 @@ Right paths (each must pass every programmatic check, "spared"):
 ``reread_after``          after a write, the read that looks at what it changed
 ``repeat``                a write the policy allows again (a receipt copy) made twice
 ``split``                 a read whose list argument is split across two calls
+``split_write``           a write the domain declares divisible done in two parts of the same total
 ========================  ====================================================================
 
 Mutation ids name the gold step and the change (``change:2:execute_transfer.amount=119.99``), so
@@ -272,6 +273,7 @@ def right_paths(environment: type[ToolEnvironment], hints: MutationHints, gold: 
         yield from _rereads_after(hints, gold, index, reads)
         if gold.steps[index].tool in hints.harmless_repeats and gold.calls[index].status == "ok":
             yield _duplicate(gold, index, "repeat", "right")
+        yield from _split_write(environment, gold, index)
     for index in reads:
         yield from _split(gold, index)
 
@@ -363,3 +365,35 @@ def _split(gold: Gold, index: int) -> Iterator[Mutant]:
         yield Mutant(
             f"split:{index}:{step.tool}.{name}", "split", "right", steps, f"{step.tool} split over {name}", index
         )
+
+
+def _split_write(environment: type[ToolEnvironment], gold: Gold, index: int) -> Iterator[Mutant]:
+    """A divisible write (``ConductRules.divisible``) in two parts: the same end state by another
+    route, which a contract that pins the one call's quantity instead of the state wrongly fails."""
+    step, rules = gold.steps[index], environment.conduct
+    divisible = rules.divisible.get(step.tool) if rules is not None else None
+    if divisible is None or gold.calls[index].status != "ok":
+        return
+    total = step.args.get(divisible.quantity)
+    if isinstance(total, bool) or not isinstance(total, int | float) or gold_reference(total) is not None:
+        return
+    if isinstance(total, int):
+        first: int | float = total // 2
+        second: int | float = total - total // 2
+    else:
+        cents = Decimal(str(total)) * 100
+        first, second = float((cents // 2) / 100), float((cents - cents // 2) / 100)
+    if not first or not second:
+        return
+    name = divisible.quantity
+    # The first part keeps the step's origin: a later step quoting the write quotes its first call.
+    parts = [Step(step.tool, {**step.args, name: first}, step.origin), Step(step.tool, {**step.args, name: second})]
+    steps = (*gold.steps[:index], *parts, *gold.steps[index + 1 :])
+    yield Mutant(
+        f"split_write:{index}:{step.tool}.{name}={shown(first)}+{shown(second)}",
+        "split_write",
+        "right",
+        steps,
+        f"{step.tool} in two parts of {name} ({shown(first)} + {shown(second)})",
+        index,
+    )

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from pytest_crmbench.core.conduct import Access, ConductRules, Guessing, Identity, Precondition
+from pytest_crmbench.core.conduct import Access, ConductRules, Divisible, Guessing, Identity, Precondition
 from pytest_crmbench.core.evidence import Evidence, Termination, ToolCall
 from pytest_crmbench.core.families import LABEL_PRIORITY, NEGATIVE_KINDS, SPEC_LABELS, family
 from tests.core.families.helpers import contract
@@ -116,6 +116,16 @@ def test_scope_counts_successful_writes_beyond_the_contract() -> None:
     assert failing(verify("A"), CHECK, PAY, rejected) == []  # a refused write changed nothing
     allowed = {"allowed_writes": {"close": "the customer asks to close the account at the end"}}
     assert failing(verify("A"), CHECK, PAY, write("close", "A"), conduct=allowed) == []
+
+
+def test_the_parts_of_a_divisible_write_count_as_one() -> None:
+    divisible = RULES.model_copy(update={"divisible": {"pay": Divisible(quantity="amount", reason="parts add up")}})
+    parts = (write("pay", "A", amount=2), write("pay", "A", amount=3))
+    assert failing(verify("A"), CHECK, *parts, rules=divisible) == ["precondition"]  # 2 and 3 were not checked
+    assert graded(verify("A"), CHECK, *parts, rules=divisible)["scope"] == "passed"
+    assert graded(verify("A"), CHECK, *parts, rules=RULES)["scope"] == "failed"  # not divisible: two writes
+    elsewhere = write("pay", "A", amount=3, to="B")  # other arguments: another write
+    assert graded(verify("A"), CHECK, parts[0], elsewhere, rules=divisible)["scope"] == "failed"
 
 
 def test_a_write_needs_the_positive_check_of_the_same_values() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_crmbench import tool
-from pytest_crmbench.core.conduct import ConductRules, Identity
+from pytest_crmbench.core.conduct import ConductRules, Divisible, Identity
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.release.mutation.conduct_operators import conduct_wrong_paths
@@ -81,3 +81,57 @@ def test_every_v2_operator_is_derived_and_killed_by_conduct() -> None:
     assert outcomes["sibling"] == ("killed", ("conduct.ownership[0] records",))  # C2's own record
     assert outcomes["late_identity"][0] == outcomes["fail_identity"][0] == "killed"
     assert not any(r.pending for r in audit.results)  # the domain declares its rules
+
+
+class CreditDesk(Helpdesk):
+    """Moving store credit may be done in parts (a made-up policy line): the split is a right path."""
+
+    domain = "creditdesk"
+    conduct: ClassVar[ConductRules | None] = ConductRules(
+        domain="creditdesk",
+        identity=Identity(tool="verify", subject="customer_id", passed="verified"),
+        divisible={"move_credit": Divisible(quantity="amount", reason="credit may move in several parts")},
+    )
+
+
+def credit_task(contract: dict[str, Any]) -> Task:
+    path = [
+        {"tool": "verify", "args": {"customer_id": "C1", "name": "Ann"}},
+        {"tool": "move_credit", "args": {"from_customer": "C1", "to_customer": "C2", "amount": 17}},
+    ]
+    return Task.model_validate(
+        {
+            "id": "creditdesk_move_01",
+            "domain": "creditdesk",
+            "capabilities": ["credit"],
+            "difficulty": "easy",
+            "user": {"persona": "Ann, C1.", "goal": "Give Bob 17 credits.", "stop": "When done."},
+            "contract": contract,
+            "gold": {"path": path, "reply": "Done."},
+        }
+    )
+
+
+def split_outcomes(contract: dict[str, Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    task = credit_task(contract)
+    evidence = replay(task, CreditDesk, steps_of(task.gold.path)).evidence
+    audit = audit_task(TaskRecord(task, Path("creditdesk.yaml"), 1), CreditDesk, MutationHints(), evidence, {})
+    return {r.mutant.id: (r.outcome, r.failed_checks) for r in audit.results if r.mutant.operator == "split_write"}
+
+
+def test_a_divisible_write_in_two_parts_is_a_right_path_the_state_judges() -> None:
+    by_state = {"expected_actions": ["move_credit"], "expected_state": {"customers.C2.credit": 17}}
+    assert split_outcomes(by_state) == {"split_write:1:move_credit.amount=8+9": ("spared", ())}
+
+
+def test_a_contract_that_pins_the_one_calls_quantity_fails_the_split() -> None:
+    pinned = {"expected_params": [{"tool": "move_credit", "args": {"amount": 17}}]}
+    ((outcome, failed),) = split_outcomes(pinned).values()
+    assert outcome == "false_failure" and failed[0].startswith("param[0]")
+
+
+def test_no_split_is_derived_where_the_domain_declares_no_divisible_write() -> None:
+    task = credit_task({"expected_state": {"customers.C2.credit": 17}})
+    evidence = replay(task, Helpdesk, steps_of(task.gold.path)).evidence
+    audit = audit_task(TaskRecord(task, Path("helpdesk.yaml"), 1), Helpdesk, MutationHints(), evidence, {})
+    assert not [r for r in audit.results if r.mutant.operator == "split_write"]
