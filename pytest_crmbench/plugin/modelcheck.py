@@ -90,5 +90,6 @@ class Preflight:
         self.settings.models.output_modes.update(outcome.modes)
         recorder = self.config.pluginmanager.get_plugin("crmbench-recorder") if self.config else None
         manifest = getattr(recorder, "manifest", None)
-        if isinstance(manifest, dict) and isinstance(manifest.get("models"), dict):
-            manifest["models"]["output_modes"] = dict(outcome.modes)
+        if isinstance(manifest, dict):
+            # Beside the resume fingerprint's `models`, not in it: found anew by every session.
+            manifest["output_modes"] = dict(outcome.modes)

@@ -199,7 +199,7 @@ def test_a_server_without_json_schema_gets_the_form_it_takes_and_the_episodes_ru
     assert formats == ({"json_object"} if mode == "json_object" else {None})
     assert all("JSON schema (crm_" in str(r.messages[0]["content"]) for r in asked)  # the schema, in words
     manifest = json.loads((payments.path / "run" / "manifest.json").read_text())
-    assert manifest["models"]["output_modes"] == {"agent": mode, "user": mode, "judge": mode}
+    assert manifest["output_modes"] == {"agent": mode, "user": mode, "judge": mode}
 
 
 def test_the_forms_found_reach_the_xdist_workers(payments: CrmProject) -> None:
