@@ -27,3 +27,12 @@ class RunSettings:
     models: ModelSettings = field(default_factory=ModelSettings)
     graph_dirs: tuple[Path, ...] = ()
     concurrency: int = 1
+    agent_inprocess: bool = False
+    """``--crm-agent-inprocess``: a ``package.module:factory`` agent runs in this process (not gate-worthy)."""
+
+    @property
+    def isolated(self) -> bool:
+        """Whether the agent runs in its own process: every agent but the built-in ones, unless opted out."""
+        from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
+
+        return self.agent not in BUILTIN_AGENTS and not self.agent_inprocess
