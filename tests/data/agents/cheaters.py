@@ -33,8 +33,8 @@ def patch_checks(context: AgentContext) -> _Cheater:
     import pytest_crmbench.core.families as families
     import pytest_crmbench.grading as grading
 
-    families.programmatic_checks = lambda *a, **k: []  # type: ignore[assignment]
-    grading.programmatic_checks = lambda *a, **k: []  # type: ignore[attr-defined]
+    families.programmatic_checks = lambda *a, **k: []
+    grading.programmatic_checks = lambda *a, **k: []
     return _Cheater(lambda conversation, tools: NULL_REPLY)
 
 
