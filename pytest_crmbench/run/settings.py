@@ -36,3 +36,11 @@ class RunSettings:
         from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
 
         return self.agent not in BUILTIN_AGENTS and not self.agent_inprocess
+
+    @property
+    def gate_worthy(self) -> bool:
+        """False when an agent under evaluation ran in pytest's process (``--crm-agent-inprocess``):
+        it could reach everything there, so no gate may trust the run (issue 30)."""
+        from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
+
+        return self.agent in BUILTIN_AGENTS or not self.agent_inprocess

@@ -76,3 +76,20 @@ def test_an_unimportable_agent_stops_the_run_once(mini_project: CrmProject) -> N
     result.stderr.fnmatch_lines(
         ["*--crm-agent: agent '*:no_such_factory': '*cheaters' has no callable 'no_such_factory'"]
     )
+
+
+def test_an_in_process_run_is_marked_and_no_gate_takes_it(mini_project: CrmProject) -> None:
+    agent = f"--crm-agent={CHEATERS}:counter"
+    refused = mini_project.run(agent, "--crm-agent-inprocess", "--crm-fail-under=0")
+    assert refused.ret == pytest.ExitCode.USAGE_ERROR
+    refused.stderr.fnmatch_lines(
+        ["*--crm-fail-under: an agent run in pytest's process (--crm-agent-inprocess) is not gate-worthy*"]
+    )
+    result = mini_project.run(agent, "--crm-agent-inprocess", "--crm-run-dir=out")
+    result.stdout.fnmatch_lines(["*counter (in-process, not gate-worthy)*"])
+    run = load_run(mini_project.path / "out")
+    assert (run.manifest["agent_process"], run.manifest["gate_worthy"]) == ("in-process", False)
+    assert offline_gate(mini_project, "--fail-under", "0") == 1
+    isolated = mini_project.run(agent, "--crm-run-dir=isolated", "--crm-compare=out")
+    assert isolated.ret == pytest.ExitCode.USAGE_ERROR
+    isolated.stderr.fnmatch_lines(["*--crm-compare: *out: *is not gate-worthy*"])
