@@ -59,6 +59,9 @@ MAX_WARNINGS = 200
 KILL_GRACE_S = 2.0
 """How long a child that was told to end gets before it is killed."""
 
+PRELOADED = (__name__, "pytest_crmbench.reference.catalog", "pytest_crmbench.run.agentcode")
+"""What the forkserver imports once, so that no child pays for it: crmbench's child side only."""
+
 _lock = threading.Lock()
 _contexts: dict[str, Any] = {}
 
@@ -69,7 +72,7 @@ def _context(method: str) -> Any:
             context = multiprocessing.get_context(method)
             if method == "forkserver":
                 # Only crmbench's child side: not the harness's __main__ (pytest), never a task.
-                context.set_forkserver_preload([__name__])
+                context.set_forkserver_preload(list(PRELOADED))
             _contexts[method] = context
         return _contexts[method]
 

@@ -187,3 +187,14 @@ class Reporter:
 
 def reporter(context: AgentContext) -> Reporter:
     return Reporter(context)
+
+
+def reader(context: AgentContext) -> _Cheater:
+    """Makes ``BENCH_ISOLATION_CALLS`` read calls in its turn (benchmarks/bench_isolation.py)."""
+
+    def act(conversation: Sequence[Message], tools: Any) -> str:
+        for _ in range(int(os.environ.get("BENCH_ISOLATION_CALLS", "1"))):
+            tools.call("get_balance", {"account_id": "ACC-1"})
+        return "done"
+
+    return _Cheater(act)
