@@ -37,6 +37,8 @@ import time
 import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
+from dataclasses import fields as dataclass_fields
+from decimal import Decimal
 from multiprocessing.connection import Connection, wait
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,7 @@ from typing import Any
 from pytest_crmbench.core.errors import AgentAbort, AgentError, AgentTimedOut, HarnessError
 from pytest_crmbench.core.evidence import Message, ToolCall, Usage
 from pytest_crmbench.core.usage import UsageLedger
+from pytest_crmbench.models.llm import ModelConfig, Price
 from pytest_crmbench.run.episode import AgentContext, EndsEpisode, Limits, ToolBox
 
 __all__ = ["START_METHOD", "IsolatedAgent", "probe_factory"]
@@ -382,9 +385,28 @@ def _context_fields(context: AgentContext) -> dict[str, Any]:
         "policy": context.policy,
         "seed": context.seed,
         "limits": asdict(context.limits),
-        "model": context.model,
+        "model": _model_fields(context.model),
         "graph_dirs": [str(path) for path in context.graph_dirs],
     }
+
+
+def _model_fields(model: ModelConfig | None) -> dict[str, Any] | None:
+    """The agent's model config as JSON: every field but the session's transport (the child makes
+    its own), prices as decimal strings."""
+    if model is None:
+        return None
+    fields = {f.name: getattr(model, f.name) for f in dataclass_fields(model) if f.name != "transport"}
+    fields["prices"] = {
+        name: [str(price.input_per_token), str(price.output_per_token)] for name, price in model.prices.items()
+    }
+    return fields
+
+
+def _model_config(fields: Mapping[str, Any] | None) -> ModelConfig | None:
+    if fields is None:
+        return None
+    prices = {name: Price(Decimal(i), Decimal(o)) for name, (i, o) in dict(fields.get("prices") or {}).items()}
+    return ModelConfig(**{**fields, "prices": prices})
 
 
 def probe_factory(factory: str, *, start_method: str = START_METHOD, timeout_s: float = 60.0) -> str | None:
@@ -512,7 +534,7 @@ def _child_main(conn: Connection, setup: Mapping[str, Any]) -> None:
         policy=fields["policy"],
         seed=fields["seed"],
         limits=Limits(**fields["limits"]),
-        model=fields["model"],
+        model=_model_config(fields["model"]),
         usage=ledger,
         graph_dirs=tuple(Path(p) for p in fields["graph_dirs"]),
     )

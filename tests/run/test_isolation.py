@@ -6,6 +6,7 @@ Each test plays one mini episode with a ``tests.data.agents.cheaters`` agent in 
 from __future__ import annotations
 
 import time
+from decimal import Decimal
 
 import pytest
 
@@ -13,6 +14,8 @@ from pytest_crmbench.core.evidence import Evidence
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.models.fakellm import FakeLLM, completion
+from pytest_crmbench.models.llm import ModelConfig, Price
 from pytest_crmbench.run.episode import AgentContext, Limits, run_episode
 from pytest_crmbench.run.isolation import IsolatedAgent, probe_factory
 from tests.conftest import ListUser
@@ -131,3 +134,31 @@ def test_the_probe_imports_the_factory_elsewhere() -> None:
     assert probe_factory(f"{CHEATERS}:counter") is None
     assert "has no callable 'nothing'" in (probe_factory(f"{CHEATERS}:nothing") or "")
     assert "cannot import 'no_such_module_30'" in (probe_factory("no_such_module_30:make") or "")
+
+
+def test_the_model_config_crosses_and_the_agent_calls_its_model(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    # A user's agent builds its model client from context.model: the child gets a real
+    # ModelConfig (not its text), prices and output mode included, and its usage comes back.
+    with FakeLLM(lambda request: completion("hello from the model", prompt_tokens=7, completion_tokens=3)) as fake:
+        price = Price(Decimal("0.000001"), Decimal("0.000002"))
+        model = ModelConfig(model="openai/m", api_base=fake.base_url, retries=0, prices={"openai/m": price})
+        usage = UsageLedger()
+        context = AgentContext.for_domain(mini_env_class, seed=1, model=model, usage=usage)
+        agent = IsolatedAgent(f"{CHEATERS}:model_asker", context)
+        try:
+            evidence = run_episode(
+                mini_tasks["mini_balance_only_01"],
+                mini_env_class(seed=1),
+                agent,
+                ListUser(["hi"]),
+                agent_name="asker",
+                usage=usage,
+            )
+        finally:
+            agent.close()
+    assert evidence.termination.reason != "agent_error", evidence.termination.detail
+    assert last_reply(evidence) == "hello from the model"
+    used = usage.get("agent")
+    assert used is not None and (used.calls, used.prompt_tokens, used.cost_usd) == (1, 7, Decimal("0.000013"))

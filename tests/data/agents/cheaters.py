@@ -198,3 +198,20 @@ def reader(context: AgentContext) -> _Cheater:
         return "done"
 
     return _Cheater(act)
+
+
+class ModelAsker:
+    """An honest agent that asks its own model, as a user's agent does through ``context.model``."""
+
+    def __init__(self, context: AgentContext) -> None:
+        from pytest_crmbench.models.llm import ModelClient
+
+        assert context.model is not None, "the context carries the model config across"
+        self.client = ModelClient(context.model, "agent", context.usage)
+
+    def respond(self, conversation: Sequence[Message], tools: Any) -> str:
+        return self.client.complete([{"role": "user", "content": conversation[-1].content}]).content
+
+
+def model_asker(context: AgentContext) -> ModelAsker:
+    return ModelAsker(context)
