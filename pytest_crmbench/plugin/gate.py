@@ -12,13 +12,20 @@ GATEABLE = (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.NO
 
 
 def verdict(
-    gates: Gates, records: list[ResultRecord], baseline: list[ResultRecord] | None, not_run: int
+    gates: Gates,
+    records: list[ResultRecord],
+    baseline: list[ResultRecord] | None,
+    not_run: int,
+    refusal: str | None = None,
 ) -> GateVerdict:
+    """``records``: the run as saved and re-graded (``refusal``: why it could not be)."""
     result = evaluate(gates, records, baseline)
+    extra = [f"the saved run does not hold up: {refusal}"] if refusal else []
     if not_run:
         # A partial run (-x, --maxfail, Ctrl-C) is never a pass, whatever it scored so far.
-        failures = [*result.failures, f"{not_run} item(s) not run (the run was interrupted)"]
-        result = GateVerdict(failures, result.notes, result.comparison)
+        extra.append(f"{not_run} item(s) not run (the run was interrupted)")
+    if extra:
+        result = GateVerdict([*result.failures, *extra], result.notes, result.comparison)
     return result
 
 

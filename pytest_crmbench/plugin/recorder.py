@@ -39,8 +39,9 @@ from pytest_crmbench.results.records import (
     summary_of,
     utc_now,
 )
-from pytest_crmbench.results.rundir import RunDir, RunDirError
+from pytest_crmbench.results.rundir import RunDir, RunDirError, bound_trace, load_run
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
+from pytest_crmbench.results.verify import Contracts, selection_hash, verified
 from pytest_crmbench.run.settings import RunSettings
 
 recorder_key = pytest.StashKey["RunRecorder"]()
@@ -207,6 +208,8 @@ class RunRecorder:
 
     def _finish(self, nodeid: str, record: ResultRecord, trace: Any) -> None:
         self.finished.add(nodeid)
+        run_id = (self.manifest or {}).get("run_id")
+        record = record.model_copy(update={"run_id": run_id})
         self.records[record.key] = summary_of(record)
         if self.run_dir is None:
             return
@@ -214,7 +217,8 @@ class RunRecorder:
         if not self._write(lambda run_dir: run_dir.append_result(encode_record(record))):
             self.unsaved += 1
         elif isinstance(trace, str):
-            self._write(lambda run_dir: run_dir.append_trace(record.domain or "unknown", trace))
+            stamped = bound_trace(trace, run_id)
+            self._write(lambda run_dir: run_dir.append_trace(record.domain or "unknown", stamped))
 
     # -- session end -----------------------------------------------------------------------------
 
@@ -249,8 +253,28 @@ class RunRecorder:
         if self.write_failure is not None and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED  # a run that could not be saved did not succeed
         if self.options.gates.active:
-            self.verdict = gate.verdict(self.options.gates, records, self.baseline, self.not_run)
+            saved, refusal = self._saved_records(records)
+            self.verdict = gate.verdict(self.options.gates, saved, self.baseline, self.not_run, refusal)
             gate.apply(session, self.verdict, self.other_failures)
+
+    def _saved_records(self, records: list[ResultRecord]) -> tuple[list[ResultRecord], str | None]:
+        """What the gate decides on: the run directory as ``crmbench gate`` reads it, re-graded from
+        its trajectories (issue 30 part 2: no state of this process can change the verdict), and
+        why it cannot be gated when it does not hold up. Without a run directory (the self-test),
+        this session's own records."""
+        if self.run_dir is None:
+            return records, None
+        if self.write_failure is not None:
+            return [], f"the run could not be saved, so it cannot be checked: {self.write_failure}"
+        task_set = self.task_set()
+        if task_set is None:
+            return [], f"the task set did not load: {self._task_set_problem}"
+        contracts = Contracts(task_set.tasks, self._envs(), task_set.hash)
+        try:
+            saved = verified(load_run(self.run_dir.path), contracts)
+        except CrmbenchError as exc:
+            return [], str(exc)
+        return saved.records, None
 
     def _write_results(self, records: list[ResultRecord], *, complete: bool) -> None:
         """The leaderboard, ``report.html``, and the manifest's ``finished`` entry, in that order."""
@@ -265,7 +289,13 @@ class RunRecorder:
             )
         if self.manifest is not None:
             done = complete and self.write_failure is None
-            self.manifest = {**self.manifest, "finished": {"at": utc_now(), "complete": done, "results": len(records)}}
+            finished = {
+                "at": utc_now(),
+                "complete": done,
+                "results": len(records),
+                "selection": selection_hash(record.key for record in records),
+            }
+            self.manifest = {**self.manifest, "finished": finished}
             self._write(lambda run_dir: run_dir.write_manifest(self.manifest or {}))
 
     def pytest_unconfigure(self) -> None:

@@ -3,6 +3,7 @@ credentials). Built on the controller when the run directory is opened."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import asdict
 from typing import Any
 
@@ -75,6 +76,9 @@ def build_manifest(
     ids = models(settings)
     manifest = {
         "format": FORMAT,
+        # Every result and trajectory of the run carries it: a file spliced in from another run is
+        # refused by every gate and table (results/verify.py), issue 30 part 2.
+        "run_id": uuid.uuid4().hex,
         "benchmark_version": __version__,
         "created_at": utc_now(),
         "system": system_name(settings),

@@ -7,8 +7,8 @@ during an item or at exit, into an unraisable-exception error that fails the ite
 exit 1 after the gate said it passed. So each task item carries a ``filterwarnings`` mark that
 repeats the configured filters in their order with every ``error`` action made ``default``: every
 other filter (``ignore::...``) means what it meant, and nothing raises. Other tests of the same
-session are untouched. At exit, the last garbage collection before pytest's own runs under the
-same filters.
+session are untouched. When the session ends (before the saved run is read back and re-graded)
+and at exit, before pytest's own last collection, garbage is collected under the same filters.
 """
 
 from __future__ import annotations

@@ -11,13 +11,13 @@ evaluation must not see the contract or the gold path). The harness builds it it
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 
 from pytest_crmbench.core.errors import AgentConfigError
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.run.baselines import GoldAgent, NullAgent
 from pytest_crmbench.run.episode import Agent, AgentContext, AgentFactory
+from pytest_crmbench.run.factory import import_factory
 
 
 def _graph_agent(context: AgentContext) -> Agent:
@@ -60,32 +60,7 @@ def load_factory(name: str) -> AgentFactory:
     """Resolve a built-in name or a ``package.module:factory`` path."""
     if name in BUILTIN_AGENTS:
         return BUILTIN_AGENTS[name]
-    module_name, sep, attr = name.partition(":")
-    if not sep or not module_name or not attr:
-        raise AgentConfigError(
-            f"unknown agent {name!r}: use one of {', '.join(BUILTIN_AGENTS)} or 'package.module:factory'"
-        )
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise AgentConfigError(
-            f"agent {name!r}: cannot import {module_name!r}: {exc}{_import_hint(module_name, exc)}"
-        ) from exc
-    factory = getattr(module, attr, None)
-    if not callable(factory):
-        raise AgentConfigError(f"agent {name!r}: {module_name!r} has no callable {attr!r}")
-    return factory  # type: ignore[no-any-return]
-
-
-def _import_hint(module_name: str, exc: ImportError) -> str:
-    """Why a user's own module is not found: usually its folder is not on ``sys.path``."""
-    missing = getattr(exc, "name", None)
-    if not isinstance(missing, str) or not (module_name == missing or module_name.startswith(missing + ".")):
-        return ""  # the module was found; something it imports is missing
-    return (
-        f" (the folder that contains {missing.split('.')[0]!r} must be on sys.path: run with PYTHONPATH=<that"
-        ' folder>, or add pythonpath = ["."] under [tool.pytest] in the pyproject.toml of the rootdir)'
-    )
+    return import_factory(name, ", ".join(BUILTIN_AGENTS))
 
 
 def agent_label(agent: Agent, option: str) -> str:

@@ -68,6 +68,7 @@ class ResultRecord(BaseModel):
 
     task_id: str
     trial: int = 0
+    run_id: str | None = Field(default=None, description="The run (manifest run_id) this result belongs to.")
     nodeid: str | None = None
     domain: str | None = None
     difficulty: str | None = None

@@ -309,6 +309,14 @@ def _too_much(exc: BaseException) -> str:
     return str(exc).splitlines()[0][:200]
 
 
+def bound_trace(line: str, run_id: str | None) -> str:
+    """A trajectory line (one JSON object) with the run's id as its first member."""
+    if run_id is None or not line.startswith("{"):
+        return line
+    rest = line[1:].lstrip()
+    return f'{{"run_id": {json.dumps(run_id)}' + ("}" if rest.startswith("}") else f", {rest}")
+
+
 def load_run(path: Path) -> SavedRun:
     return SavedRun(path=path, manifest=read_manifest(path), records=read_records(path))
 

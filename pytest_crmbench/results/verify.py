@@ -4,8 +4,9 @@
 100 % and passed ``crmbench gate``. The trajectories are the evidence, so each record is re-graded
 from its trajectory (a replay on a fresh environment costs milliseconds) against the current
 contracts, which must be the ones the run was made with (the same task-set hash). A run whose
-records disagree with their trajectories (outcome, termination, a check's status) is refused,
-naming the first disagreements. How failures are labelled is the current grader's: a run is
+records disagree with their trajectories (outcome, termination, a check's status), whose results
+or trajectories carry another run's id, or whose results are not the selection it finished with,
+is refused, naming the first disagreements. How failures are labelled is the current grader's: a run is
 ranked with the primary labels and check families its trajectories grade to now, so a grader that
 learnt the spec's labelling relabels old runs instead of refusing them, and an edited label is
 simply not read.
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_crmbench.core.errors import CrmbenchError
+from pytest_crmbench.core.hashing import content_hash
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.env.environment import ToolEnvironment
@@ -74,7 +76,11 @@ def _checked(run: SavedRun, contracts: Contracts) -> tuple[list[str], list[Resul
         problems.append(
             f"results.jsonl holds {len(run.records)} result(s), the run finished with {finished.get('results')}"
         )
+    selection = finished.get("selection") if isinstance(finished, Mapping) else None
+    if selection is not None and selection != selection_hash(record.key for record in run.records):
+        problems.append("its results are not the selection the run finished with (results added, removed or swapped)")
     traces = latest_traces(run.path)
+    problems.extend(_foreign(run, traces))
     records = {record.key: record for record in run.records}
     for key in traces.keys() - records.keys():
         problems.append(f"{_label(key)}: a trajectory without a result")
@@ -85,6 +91,30 @@ def _checked(run: SavedRun, contracts: Contracts) -> tuple[list[str], list[Resul
             problems.append(f"{_label(key)}: {problem}")
         labelled.append(_relabelled(record, again) if again is not None else record)
     return problems, labelled
+
+
+def selection_hash(keys: Iterable[tuple[str, int]]) -> str:
+    """The (task, trial) pairs of a run, as its manifest's ``finished.selection`` holds them."""
+    return content_hash(sorted([task, trial] for task, trial in keys))
+
+
+def _foreign(run: SavedRun, traces: Mapping[tuple[str, int], Mapping[str, Any]]) -> list[str]:
+    """Results and trajectories that belong to another run than the manifest's (issue 30 part 2:
+    another agent's results.jsonl and traces/ spliced into a null run passed a gate at 100 %)."""
+    run_id = run.manifest.get("run_id")
+    if run_id is None:
+        return []  # written before runs had ids: nothing to bind them by
+    problems = [
+        f"{_label(r.key)}: the result belongs to run {r.run_id or 'unknown'}, not to this run ({run_id})"
+        for r in run.records
+        if r.run_id != run_id
+    ]
+    problems += [
+        f"{_label(key)}: the trajectory belongs to run {trace.get('run_id') or 'unknown'}, not to this run ({run_id})"
+        for key, trace in traces.items()
+        if trace.get("run_id") != run_id
+    ]
+    return problems
 
 
 def _relabelled(record: ResultRecord, again: ResultRecord) -> ResultRecord:

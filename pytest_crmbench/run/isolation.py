@@ -32,7 +32,6 @@ import multiprocessing
 import os
 import signal
 import sys
-import threading
 import time
 import traceback
 from collections.abc import Mapping, Sequence
@@ -62,22 +61,17 @@ MAX_WARNINGS = 200
 KILL_GRACE_S = 2.0
 """How long a child that was told to end gets before it is killed."""
 
-PRELOADED = (__name__, "pytest_crmbench.reference.catalog", "pytest_crmbench.run.agentcode")
+PRELOADED = (__name__, "pytest_crmbench.run.factory", "pytest_crmbench.run.agentcode")
 """What the forkserver imports once, so that no child pays for it: crmbench's child side only."""
-
-_lock = threading.Lock()
-_contexts: dict[str, Any] = {}
 
 
 def _context(method: str) -> Any:
-    with _lock:
-        if method not in _contexts:
-            context = multiprocessing.get_context(method)
-            if method == "forkserver":
-                # Only crmbench's child side: not the harness's __main__ (pytest), never a task.
-                context.set_forkserver_preload(list(PRELOADED))
-            _contexts[method] = context
-        return _contexts[method]
+    context = multiprocessing.get_context(method)  # one per method and process, multiprocessing's own
+    if method == "forkserver":
+        # Only crmbench's child side: not the harness's __main__ (pytest), never a task. Takes
+        # effect when the server starts (the first child of the process); later calls change nothing.
+        context.set_forkserver_preload(list(PRELOADED))
+    return context
 
 
 # -- the parent's side -----------------------------------------------------------------------
@@ -501,10 +495,10 @@ def _prepare(setup: Mapping[str, Any]) -> None:
 def _probe_main(conn: Connection, setup: Mapping[str, Any]) -> None:
     _prepare(setup)
     from pytest_crmbench.core.errors import CrmbenchError
-    from pytest_crmbench.reference.catalog import load_factory
+    from pytest_crmbench.run.factory import import_factory
 
     try:
-        load_factory(setup["factory"])
+        import_factory(setup["factory"])
         problem = None
     except CrmbenchError as exc:
         problem = str(exc)
@@ -523,8 +517,8 @@ def _child_main(conn: Connection, setup: Mapping[str, Any]) -> None:
             channel.send({"type": "forked", "pid": os.getpid(), "parent": parent_pid})
 
     os.register_at_fork(after_in_child=forked)
-    from pytest_crmbench.reference.catalog import agent_label, load_factory
     from pytest_crmbench.run.agentcode import agent_code
+    from pytest_crmbench.run.factory import import_factory
 
     fields = dict(setup["context"])
     ledger = UsageLedger()
@@ -542,10 +536,11 @@ def _child_main(conn: Connection, setup: Mapping[str, Any]) -> None:
     building: BaseException | None = None
     try:
         with agent_code(ledger):
-            agent = load_factory(setup["factory"])(context)
+            agent = import_factory(setup["factory"])(context)
     except BaseException as exc:
         building = exc
-    channel.send({"type": "ready", "name": agent_label(agent, setup["factory"]) if agent is not None else None})
+    name = getattr(agent, "name", None)
+    channel.send({"type": "ready", "name": name if isinstance(name, str) and name else None})
     while True:
         request = json.loads(conn.recv_bytes())
         if request.get("type") != "respond":

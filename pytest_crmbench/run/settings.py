@@ -32,15 +32,12 @@ class RunSettings:
 
     @property
     def isolated(self) -> bool:
-        """Whether the agent runs in its own process: every agent but the built-in ones, unless opted out."""
-        from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
-
-        return self.agent not in BUILTIN_AGENTS and not self.agent_inprocess
+        """Whether the agent runs in its own process: a ``package.module:factory`` agent (the
+        built-in ones and those a hook or fixture builds are the project's own code), unless opted out."""
+        return ":" in self.agent and not self.agent_inprocess
 
     @property
     def gate_worthy(self) -> bool:
         """False when an agent under evaluation ran in pytest's process (``--crm-agent-inprocess``):
         it could reach everything there, so no gate may trust the run (issue 30)."""
-        from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
-
-        return self.agent in BUILTIN_AGENTS or not self.agent_inprocess
+        return ":" not in self.agent or not self.agent_inprocess

@@ -243,3 +243,67 @@ def test_an_edited_baseline_or_resumed_run_is_refused(mini_project: CrmProject) 
         result = mini_project.run("--crm-agent=null", option)
         assert result.ret == pytest.ExitCode.USAGE_ERROR, option
         result.stderr.fnmatch_lines([f"ERROR: {option.split('=')[0]}: */baseline: refused, its results do not match*"])
+
+
+# -- issue 30 part 2: the in-run gate decides as the offline gate does ------------------------------
+
+FORGING_CONFTEST = """
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionfinish(session):
+    # Code in pytest's process (an in-process agent could do the same) turns every result in
+    # memory into a success before the gate decides.
+    recorder = session.config.pluginmanager.get_plugin("crmbench-recorder")
+    for key, record in list(recorder.records.items()):
+        recorder.records[key] = record.model_copy(update={"outcome": "success", "primary_label": None})
+"""
+
+
+def test_no_state_of_the_process_changes_the_in_run_gate(mini_project: CrmProject) -> None:
+    mini_project.pytester.makeconftest(FORGING_CONFTEST)
+    result = mini_project.run("--crm-agent=null", "--crm-run-dir=run", "--crm-fail-under=0.5")
+    # The gate reads the run directory back and re-grades it, as `crmbench gate` does.
+    assert result.ret == FAILED
+    result.stdout.fnmatch_lines(["crmbench gate FAILED: strict accuracy 0.00% (0/6)*"])
+    assert main(["gate", str(mini_project.path / "run"), "--fail-under", "0.5"]) == 1
+
+
+def test_another_runs_results_spliced_into_a_run_are_refused(
+    mini_project: CrmProject, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mini_project.pytester.makeconftest(INFRA_CONFTEST)
+    mini_project.run("--crm-agent=null", "--crm-run-dir=null")
+    mini_project.run("--crm-agent=perfect", "--crm-run-dir=perfect")
+    null, perfect = mini_project.path / "null", mini_project.path / "perfect"
+    # Same task set, same selection, records that agree with their trajectories: only the run id
+    # says they are the perfect agent's, not the null run's.
+    (null / "results.jsonl").write_text((perfect / "results.jsonl").read_text())
+    for trace in (perfect / "traces").iterdir():
+        (null / "traces" / trace.name).write_text(trace.read_text())
+    capsys.readouterr()
+    assert main(["gate", str(null), "--fail-under", "0.3"]) != 0
+    out = capsys.readouterr()
+    assert "the result belongs to run" in out.out + out.err
+    assert main(["leaderboard", str(null)]) != 0
+
+
+def test_results_removed_from_a_run_are_refused(mini_project: CrmProject, capsys: pytest.CaptureFixture[str]) -> None:
+    mini_project.run("--crm-agent=null", "--crm-run-dir=run")
+    run = mini_project.path / "run"
+    # One result and its trajectory gone, and the manifest told to expect five: every count
+    # agrees, only the selection the run finished with does not.
+    results = run / "results.jsonl"
+    dropped = json.loads(results.read_text().splitlines()[-1])["task_id"]
+    results.write_text("".join(line + "\n" for line in results.read_text().splitlines()[:-1]))
+    for trace in (run / "traces").iterdir():
+        lines = [line for line in trace.read_text().splitlines() if json.loads(line)["evidence"]["task_id"] != dropped]
+        trace.write_text("".join(line + "\n" for line in lines))
+    manifest = json.loads((run / "manifest.json").read_text())
+    manifest["finished"]["results"] = 5
+    (run / "manifest.json").write_text(json.dumps(manifest))
+    capsys.readouterr()
+    assert main(["gate", str(run), "--fail-under", "0"]) != 0
+    out = capsys.readouterr()
+    assert "not the selection the run finished with" in out.out + out.err
+    assert "a trajectory without a result" not in out.out + out.err
