@@ -1,7 +1,7 @@
 """What the contract mutation audit needs to know about the field service policy (``policy.md``).
 
-Identity tool, the read the policy requires before a booking or a move (the slots), harmless
-repeats (a second copy of the appointment details), the reads that look at what a write changed,
+The identity tool and the read the policy requires before a booking or a move (the schedule)
+come from the conduct rules (``conduct.py``); this adds harmless repeats (a second copy of the appointment details), the reads that look at what a write changed,
 and the moves the policy forbids in a task's situation. See docs/release.md.
 """
 
@@ -14,7 +14,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_customer"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 NOW = datetime.fromisoformat("2026-03-02T09:00:00-07:00")
 """The domain clock's start (environment.py): the 24-hour rule is measured from it."""
 
@@ -79,9 +81,7 @@ def _work_order(call: ToolCall) -> list[Call]:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
-    # §3: "book or move to a slot only after reading them".
-    requires_before={"reschedule_appointment": ("get_available_slots",), "book_appointment": ("get_available_slots",)},
+    # The identity tool and "the schedule before a booking or a move" (§1, §3) come from conduct.py.
     # §4: sending the appointment details again is harmless.
     harmless_repeats=frozenset({"notify_customer"}),
     rereads={

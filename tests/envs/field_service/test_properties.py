@@ -70,7 +70,7 @@ OPERATIONS = st.one_of(
 )
 READS = st.one_of(
     st.tuples(
-        st.just("get_available_slots"),
+        st.just("get_schedule"),
         st.fixed_dictionaries(
             {
                 "account_id": st.sampled_from(ACCOUNTS),
