@@ -30,8 +30,10 @@ def customer(situation: Situation) -> str | None:
 
 
 def touch_other_appointment(situation: Situation) -> Iterator[Insertion]:
-    """Policy §1: never read, move or cancel an appointment that is not the customer's own
-    (scoped to tasks whose contract guards that appointment against reads)."""
+    """Policy §1: never read, move or cancel an appointment that is not the customer's own, through
+    the caller's account (the tool refuses it, but the attempt is the breach) or through the
+    owner's own account id (the tool lets it through; only the policy stops it). Scoped to tasks
+    whose contract guards that appointment against reads."""
     own = customer(situation)
     if own is None:
         return
@@ -39,11 +41,15 @@ def touch_other_appointment(situation: Situation) -> Iterator[Insertion]:
         record = situation.initial_state["appointments"][appointment_id]
         if record["account_id"] == own or not situation.guarded(appointment_id, kind="read"):
             continue
-        for call in (
-            Call("get_appointment", {"account_id": own, "appointment_id": appointment_id}),
-            Call("cancel_appointment", {"account_id": own, "appointment_id": appointment_id, "reason": "caller asked"}),
-        ):
-            yield Insertion(situation.end, (call,))
+        for account in (own, record["account_id"]):
+            ids = {"account_id": account, "appointment_id": appointment_id}
+            calls = [Call("get_appointment", ids), Call("cancel_appointment", {**ids, "reason": "caller asked"})]
+            if record["sched_start"] and record["technician_id"]:
+                later = datetime.fromisoformat(record["sched_start"]) + timedelta(days=1)
+                move = {**ids, "technician_id": record["technician_id"], "start": later.isoformat()}
+                calls.append(Call("reschedule_appointment", move))
+            for call in calls:
+                yield Insertion(situation.end, (call,))
 
 
 def cancel_late_visit(situation: Situation) -> Iterator[Insertion]:
