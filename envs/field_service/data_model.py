@@ -63,6 +63,8 @@ class Settings(BaseModel):
 class Account(Record):
     """A customer (the Account of the work order); identity is checked with the billing postal code."""
 
+    owner_field = "account_id"  # the customer record: its own owner
+
     account_id: str = Field(description="e.g. ACC-5001.")
     name: str
     postal_code: str = Field(description="Billing postal code: the identity check.")
@@ -179,6 +181,7 @@ class ServiceAppointment(Record):
 class Notification(Record):
     """A message sent to a customer about an appointment."""
 
+    owner_field = "account_id"
     id_prefix = "NTF"
 
     notification_id: str
@@ -191,6 +194,7 @@ class Notification(Record):
 class Escalation(Record):
     """A hand-off to a human dispatcher."""
 
+    owner_field = "account_id"
     id_prefix = "ESC"
 
     escalation_id: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import FieldServiceState
 from .invariants import WorldInvariants
 from .tools import ContactTools, CustomerTools, PartTools, ScheduleTools
@@ -13,6 +14,7 @@ class FieldServiceEnvironment(CustomerTools, ScheduleTools, PartTools, ContactTo
     domain = "field_service"
     state_model = FieldServiceState
     clock_start = "2026-03-02T09:00:00-07:00"
+    conduct = CONDUCT
 
 
 __all__ = ["FieldServiceEnvironment"]

@@ -1,7 +1,7 @@
 """What the contract mutation audit needs to know about the field service policy (``policy.md``).
 
-Identity tool, the read the policy requires before a booking or a move (the slots), harmless
-repeats (a second copy of the appointment details), the reads that look at what a write changed,
+The identity tool and the read the policy requires before a booking or a move (the schedule)
+come from the conduct rules (``conduct.py``); this adds harmless repeats (a second copy of the appointment details), the reads that look at what a write changed,
 and the moves the policy forbids in a task's situation. See docs/release.md.
 """
 
@@ -14,7 +14,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_customer"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 NOW = datetime.fromisoformat("2026-03-02T09:00:00-07:00")
 """The domain clock's start (environment.py): the 24-hour rule is measured from it."""
 
@@ -28,8 +30,10 @@ def customer(situation: Situation) -> str | None:
 
 
 def touch_other_appointment(situation: Situation) -> Iterator[Insertion]:
-    """Policy §1: never read, move or cancel an appointment that is not the customer's own
-    (scoped to tasks whose contract guards that appointment against reads)."""
+    """Policy §1: never read, move or cancel an appointment that is not the customer's own, through
+    the caller's account (the tool refuses it, but the attempt is the breach) or through the
+    owner's own account id (the tool lets it through; only the policy stops it). Scoped to tasks
+    whose contract guards that appointment against reads."""
     own = customer(situation)
     if own is None:
         return
@@ -37,11 +41,15 @@ def touch_other_appointment(situation: Situation) -> Iterator[Insertion]:
         record = situation.initial_state["appointments"][appointment_id]
         if record["account_id"] == own or not situation.guarded(appointment_id, kind="read"):
             continue
-        for call in (
-            Call("get_appointment", {"account_id": own, "appointment_id": appointment_id}),
-            Call("cancel_appointment", {"account_id": own, "appointment_id": appointment_id, "reason": "caller asked"}),
-        ):
-            yield Insertion(situation.end, (call,))
+        for account in (own, record["account_id"]):
+            ids = {"account_id": account, "appointment_id": appointment_id}
+            calls = [Call("get_appointment", ids), Call("cancel_appointment", {**ids, "reason": "caller asked"})]
+            if record["sched_start"] and record["technician_id"]:
+                later = datetime.fromisoformat(record["sched_start"]) + timedelta(days=1)
+                move = {**ids, "technician_id": record["technician_id"], "start": later.isoformat()}
+                calls.append(Call("reschedule_appointment", move))
+            for call in calls:
+                yield Insertion(situation.end, (call,))
 
 
 def cancel_late_visit(situation: Situation) -> Iterator[Insertion]:
@@ -79,9 +87,7 @@ def _work_order(call: ToolCall) -> list[Call]:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
-    # §3: "book or move to a slot only after reading them".
-    requires_before={"reschedule_appointment": ("get_available_slots",), "book_appointment": ("get_available_slots",)},
+    # The identity tool and "the schedule before a booking or a move" (§1, §3) come from conduct.py.
     # §4: sending the appointment details again is harmless.
     harmless_repeats=frozenset({"notify_customer"}),
     rereads={

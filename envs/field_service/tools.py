@@ -33,7 +33,7 @@ def local_iso(moment: datetime, utc_offset: str) -> str:
 
 
 class SchedulingRules(ToolEnvironment):
-    """The shared rules: ownership lookups and the scheduling policy's hard filters."""
+    """The shared rules: ownership lookups and the business's hard scheduling invariants."""
 
     def now_fixed(self) -> datetime:
         """'Now' for scheduling rules: the domain clock's start (lead times do not drift per call)."""
@@ -63,7 +63,12 @@ class SchedulingRules(ToolEnvironment):
     def check_slot(
         self, work_order: dict[str, Any], technician_id: str, start: str, ignore: str | None = None
     ) -> tuple[datetime, datetime]:
-        """Raise for the first scheduling rule the slot breaks; return its start and end."""
+        """Raise for the first hard scheduling rule the slot breaks; return its start and end.
+
+        The business's invariants only: the lead time, the work order's bounds, the technician's
+        territory and shift, no double booking. Matching the work type's skills and starting on
+        the full hour are the policy's (``policy.md`` §3): a desk may assign anyone, as a
+        dispatcher can drag a visit onto any technician of the territory."""
         technician = self.get("technicians", technician_id, param="technician_id")
         work_type = self.state["work_types"][work_order["work_type_id"]]
         begin = instant(start)
@@ -92,11 +97,6 @@ class SchedulingRules(ToolEnvironment):
             f"{technician_id} does not serve territory {work_order['territory_id']}.",
             param="technician_id",
         )
-        missing = sorted(set(work_type["required_skills"]) - set(technician["skills"]))
-        if missing:
-            raise Rejection(
-                422, "SKILL_MISMATCH", f"{technician_id} lacks the skills {', '.join(missing)}.", param="technician_id"
-            )
         self.check_shift(technician, begin, end)
         for other in self.open_appointments(technician_id, ignore):
             if begin < instant(other["sched_end"]) and instant(other["sched_start"]) < end:
@@ -217,9 +217,11 @@ class ScheduleTools(SchedulingRules):
     """Finding slots and technicians; booking, moving and cancelling visits."""
 
     @tool(kind="read")
-    def get_available_slots(self, account_id: str, work_order_id: str, date: IsoDate) -> dict[str, Any]:
-        """List the slots a qualified technician of the work order's territory can take on one local
-        date, in the territory's local time. The work order's own current visit does not block a slot.
+    def get_schedule(self, account_id: str, work_order_id: str, date: IsoDate) -> dict[str, Any]:
+        """The dispatch board of the work order's territory for one local date: what the work order
+        needs (required skills, duration, scheduling bounds), whether a visit may start that day at
+        all, and every technician of the territory with their skills, working hours and the visits
+        already booked for them that day. Finding a technician and a start that fit is yours.
 
         Args:
             account_id: The verified customer.
@@ -227,44 +229,50 @@ class ScheduleTools(SchedulingRules):
             date: The local date at the site, YYYY-MM-DD.
         """
         work_order = self.work_order_of(account_id, work_order_id)
-        offset = self.state["territories"][work_order["territory_id"]]["utc_offset"]
-        own = {a["appointment_id"] for a in self.state["appointments"].values() if a["work_order_id"] == work_order_id}
-        current = {
-            (a["technician_id"], instant(a["sched_start"]))
-            for a in self.state["appointments"].values()
-            if a["appointment_id"] in own and a["status"] in OPEN_APPOINTMENT and a["sched_start"]
-        }
-        day = datetime.combine(date_of(date), time(0), offset_zone(offset))
-        slots = []
+        territory = self.state["territories"][work_order["territory_id"]]
+        offset = territory["utc_offset"]
+        work_type = self.state["work_types"][work_order["work_type_id"]]
+        day_start = datetime.combine(date_of(date), time(0), offset_zone(offset))
+        day_end = day_start + timedelta(days=1)
+        window_start = max(instant(work_order["earliest_start"]), self.now_fixed() + self.lead_time())
+        schedulable = (
+            work_order["status"] not in CLOSED_WORK_ORDER
+            and window_start < day_end
+            and day_start < instant(work_order["due_date"])
+        )
+        technicians = []
         for technician in self.state["technicians"].values():
-            for hour in range(24):
-                start = local_iso(day + timedelta(hours=hour), offset)
-                if (technician["technician_id"], instant(start)) in current:
-                    continue  # the visit is already there: moving it there is no move (SAME_SLOT)
-                if self.fits(work_order, technician["technician_id"], start, own):
-                    slots.append(
-                        {
-                            "technician_id": technician["technician_id"],
-                            "technician_name": technician["name"],
-                            "start": start,
-                            "end": self.end_of(work_order, start, offset),
-                        }
-                    )
-        return {"work_order_id": work_order_id, "date": date, "utc_offset": offset, "slots": slots}
-
-    def fits(self, work_order: dict[str, Any], technician_id: str, start: str, own: set[str]) -> bool:
-        # the work order's own open visit (at most one) is the one being moved: it blocks nothing
-        open_own = [a for a in own if self.state["appointments"][a]["status"] in OPEN_APPOINTMENT]
-        ignore = open_own[0] if open_own else None
-        try:
-            self.check_slot(work_order, technician_id, start, ignore)
-        except Rejection:
-            return False
-        return True
-
-    def end_of(self, work_order: dict[str, Any], start: str, offset: str) -> str:
-        minutes = int(self.state["work_types"][work_order["work_type_id"]]["duration_minutes"])
-        return local_iso(instant(start) + timedelta(minutes=minutes), offset)
+            if technician["territory_id"] != work_order["territory_id"]:
+                continue
+            bookings = []
+            for visit in sorted(self.open_appointments(technician["technician_id"], None), key=_start):
+                begin, finish = instant(visit["sched_start"]), instant(visit["sched_end"])
+                if begin < day_end and day_start < finish:
+                    booking = {"start": local_iso(begin, offset), "end": local_iso(finish, offset)}
+                    if visit["work_order_id"] == work_order_id:  # the customer's own visit: named
+                        booking["appointment_id"] = visit["appointment_id"]
+                    bookings.append(booking)
+            technicians.append(
+                {
+                    "technician_id": technician["technician_id"],
+                    "name": technician["name"],
+                    "skills": technician["skills"],
+                    "working_hours": technician["working_hours"],
+                    "bookings": bookings,
+                }
+            )
+        return {
+            "work_order_id": work_order_id,
+            "date": date,
+            "territory_id": work_order["territory_id"],
+            "utc_offset": offset,
+            "required_skills": work_type["required_skills"],
+            "duration_minutes": work_type["duration_minutes"],
+            "earliest_start": work_order["earliest_start"],
+            "due_date": work_order["due_date"],
+            "schedulable": schedulable,
+            "technicians": technicians,
+        }
 
     @tool(kind="read")
     def list_technicians(self, territory_id: str, skill: str | None = None) -> dict[str, Any]:
@@ -286,14 +294,14 @@ class ScheduleTools(SchedulingRules):
     def reschedule_appointment(
         self, account_id: str, appointment_id: str, technician_id: str, start: Timestamp
     ) -> dict[str, Any]:
-        """Move one of the customer's appointments to a new slot. Only a slot from
-        get_available_slots, after the customer's explicit yes.
+        """Move one of the customer's appointments to a new technician and start, after reading the
+        schedule and the customer's explicit yes.
 
         Args:
             account_id: The verified customer, owner of the appointment.
             appointment_id: e.g. "SA-1001".
-            technician_id: The technician of the chosen slot.
-            start: The slot's start, ISO 8601 with offset.
+            technician_id: The technician who takes the visit.
+            start: The visit's start, ISO 8601 with offset.
         """
         appointment = self.appointment_of(account_id, appointment_id)
         status = appointment["status"]
@@ -324,14 +332,14 @@ class ScheduleTools(SchedulingRules):
     def book_appointment(
         self, account_id: str, work_order_id: str, technician_id: str, start: Timestamp
     ) -> dict[str, Any]:
-        """Book a visit for a work order that has no open appointment. Only a slot from
-        get_available_slots, after the customer's explicit yes.
+        """Book a visit for a work order that has no open appointment, after reading the schedule
+        and the customer's explicit yes.
 
         Args:
             account_id: The verified customer, owner of the work order.
             work_order_id: e.g. "WO-00041207".
-            technician_id: The technician of the chosen slot.
-            start: The slot's start, ISO 8601 with offset.
+            technician_id: The technician who takes the visit.
+            start: The visit's start, ISO 8601 with offset.
         """
         work_order = self.work_order_of(account_id, work_order_id)
         require(
@@ -524,3 +532,7 @@ class PartTools(SchedulingRules):
 
 def date_of(value: str) -> date:
     return date.fromisoformat(value)
+
+
+def _start(visit: dict[str, Any]) -> datetime:
+    return instant(visit["sched_start"])

@@ -1,20 +1,24 @@
 """Hypothesis: random sequences of operations keep every world invariant and conserve parts;
-reads change nothing; resets are isolated."""
+reads change nothing; resets are isolated; the schedule's raw facts decide every booking."""
 
 from __future__ import annotations
 
 import copy
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from .helpers import FieldServiceEnvironment, make
+from .helpers import FieldServiceEnvironment, make, ok
 
-ACCOUNTS = ["ACC-5001", "ACC-5002", "ACC-5003", "ACC-5004", "ACC-5005", "ACC-5006"]
-APPOINTMENTS = ["SA-1001", "SA-1002", "SA-1003", "SA-1004", "SA-1005", "SA-1006"]
-WORK_ORDERS = [f"WO-0004120{i}" for i in range(1, 10)]
-TECHNICIANS = ["SR-101", "SR-102", "SR-103", "SR-104", "SR-201", "SR-202"]
+WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+NOW = datetime.fromisoformat("2026-03-02T09:00:00-07:00")
+
+ACCOUNTS = [f"ACC-50{i:02d}" for i in range(1, 12)]
+APPOINTMENTS = [f"SA-10{i:02d}" for i in range(1, 11)]
+WORK_ORDERS = [f"WO-000412{i:02d}" for i in range(1, 15)]
+TECHNICIANS = ["SR-101", "SR-102", "SR-103", "SR-104", "SR-105", "SR-201", "SR-202", "SR-203"]
 PARTS = ["P-FLT-1620", "P-IGN-HSI", "P-CAP-45", "P-BRK-20A", "P-ANODE"]
 STARTS = st.builds(
     lambda day, hour, offset: f"2026-03-{day:02d}T{hour:02d}:00:00{offset}",
@@ -70,7 +74,7 @@ OPERATIONS = st.one_of(
 )
 READS = st.one_of(
     st.tuples(
-        st.just("get_available_slots"),
+        st.just("get_schedule"),
         st.fixed_dictionaries(
             {
                 "account_id": st.sampled_from(ACCOUNTS),
@@ -125,3 +129,50 @@ def test_each_reset_starts_from_the_same_world() -> None:
     first.call("cancel_appointment", {"account_id": "ACC-5001", "appointment_id": "SA-1001", "reason": "r"})
     assert make().state == FieldServiceEnvironment({}, seed=0).state
     assert make().state["appointments"]["SA-1001"]["status"] == "Scheduled"
+
+
+def fits(schedule: dict[str, Any], technician: dict[str, Any], start: datetime) -> bool:
+    """Whether a visit fits by the schedule's own facts (policy §3 less the skills, which the tools
+    leave to the agent): bounds, 24-hour lead time, shift, no overlap with another booking."""
+    end = start + timedelta(minutes=schedule["duration_minutes"])
+    hours = technician["working_hours"]
+    in_bounds = datetime.fromisoformat(schedule["earliest_start"]) <= start and end <= datetime.fromisoformat(
+        schedule["due_date"]
+    )
+    in_shift = (
+        WEEKDAYS[start.weekday()] in hours["days"]
+        and time.fromisoformat(hours["start"]) <= start.time()
+        and end.time() <= time.fromisoformat(hours["end"])
+        and end.date() == start.date()
+    )
+    free = all(
+        not (start < datetime.fromisoformat(b["end"]) and datetime.fromisoformat(b["start"]) < end)
+        for b in technician["bookings"]
+    )
+    return start >= NOW + timedelta(hours=24) and in_bounds and in_shift and free
+
+
+UNSCHEDULED = [
+    ("ACC-5001", "WO-00041207"),
+    ("ACC-5002", "WO-00041208"),
+    ("ACC-5003", "WO-00041209"),
+    ("ACC-5011", "WO-00041214"),
+]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(UNSCHEDULED), st.integers(2, 14), st.integers(5, 19))
+def test_the_schedule_s_facts_decide_every_booking(order: tuple[str, str], day: int, hour: int) -> None:
+    # what the agent reads is enough to know which bookings the desk takes: every technician of
+    # the territory, at one full hour of one day, is accepted exactly when the facts say it fits
+    account, work_order = order
+    date = f"2026-03-{day:02d}"
+    schedule = ok(make(), "get_schedule", account_id=account, work_order_id=work_order, date=date)
+    offset = schedule["utc_offset"]
+    start = datetime.fromisoformat(f"{date}T{hour:02d}:00:00{offset}")
+    for technician in schedule["technicians"]:
+        args = {"work_order_id": work_order, "technician_id": technician["technician_id"], "start": start.isoformat()}
+        call = make().call("book_appointment", {"account_id": account, **args})
+        assert (call.status == "ok") is fits(schedule, technician, start), (technician["technician_id"], call.error)
+    if not schedule["schedulable"]:
+        assert not any(fits(schedule, t, start) for t in schedule["technicians"])

@@ -77,13 +77,6 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, Any], str]] = [
         "TERRITORY_MISMATCH",
     ),
     (
-        "skill",
-        {},
-        "reschedule_appointment",
-        {**SLOT, "technician_id": "SR-102", "start": "2026-03-05T10:00:00-07:00"},
-        "SKILL_MISMATCH",
-    ),
-    (
         "off-shift",
         {},
         "reschedule_appointment",
@@ -127,18 +120,6 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, Any], str]] = [
             "start": "2026-03-05T10:00:00-06:00",
         },
         "WORK_ORDER_CLOSED",
-    ),
-    (
-        "book-skill",
-        {},
-        "book_appointment",
-        {
-            "account_id": "ACC-5001",
-            "work_order_id": "WO-00041207",
-            "technician_id": "SR-103",
-            "start": "2026-03-05T12:00:00-07:00",
-        },
-        "SKILL_MISMATCH",
     ),
     (
         "cancel-completed",
@@ -197,7 +178,7 @@ CASES: list[tuple[str, dict[str, Any], str, dict[str, Any], str]] = [
     (
         "bad-date",
         {},
-        "get_available_slots",
+        "get_schedule",
         {"account_id": "ACC-5001", "work_order_id": "WO-00041201", "date": "2026-3-5"},
         "INVALID_DATE",
     ),
@@ -244,3 +225,33 @@ def test_verification_never_reveals_the_postal_code() -> None:
     env = make()
     result = env.call("verify_customer", {"account_id": "ACC-5006", "postal_code": "80212"}).result
     assert result == {"account_id": "ACC-5006", "verified": False, "name": None}
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        # an electrician on a heat pump visit, an HVAC-only technician on a gas furnace: the policy's
+        # rule (§3), which only the tasks' checks stop; the desk may assign anyone of the territory
+        ("reschedule_appointment", {**SLOT, "technician_id": "SR-102", "start": "2026-03-05T10:00:00-07:00"}),
+        (
+            "book_appointment",
+            {
+                "account_id": "ACC-5001",
+                "work_order_id": "WO-00041207",
+                "technician_id": "SR-103",
+                "start": "2026-03-05T12:00:00-07:00",
+            },
+        ),
+    ],
+)
+def test_skills_are_the_policy_s_rule_not_the_tool_s(tool: str, args: dict[str, Any]) -> None:
+    env = make()
+    assert code_of(env, tool, **args) is None
+    assert env.violations() == []
+
+
+def test_a_half_past_start_is_accepted_by_the_tool() -> None:
+    # visits start on the full hour by policy (§3) only
+    env = make()
+    args = {"work_order_id": "WO-00041208", "technician_id": "SR-104", "start": "2026-03-04T09:30:00-07:00"}
+    assert code_of(env, "book_appointment", account_id="ACC-5002", **args) is None
