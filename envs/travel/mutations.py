@@ -16,7 +16,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_traveller"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 NOW = datetime.fromisoformat("2026-05-11T10:00:00-04:00")
 """The domain clock's start (environment.py): the 24-hour rule is measured from it."""
 
@@ -137,7 +139,7 @@ def _trips(call: ToolCall) -> list[Call]:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
+    # The identity tool comes from conduct.py.
     # §5 and §3: a change goes onto a flight the agent searched; §4: bags after reading the allowance;
     # §7: a seat after reading the seat map; §8: a hotel after searching, a stay's change after reading its terms.
     requires_before={
