@@ -13,6 +13,8 @@ The tools let an agent break each of them; the grader sees it (``docs/conduct.md
 * §2 scope: only the writes the traveller asked for ("answering a question or pricing something
   changes nothing"). No travel write is always harmless: a hand-off (``transfer_to_agent``) is for
   what §6 sends to a human and queues a case that blocks another, so it is a write like the rest;
+* bags may be added in parts (§4 prices the booking's bags, not a call): two calls of two bags for
+  45.00 each are the one call of four for 90.00; the state checks judge the total;
 * no guess-and-check: the write tools take the amount the agent computed and accept any amount a
   booking can bear, so the state checks judge the arithmetic. The few rejections that do answer
   "that figure is wrong" — a refund above what is left to refund, a claim above the loss, a
@@ -26,13 +28,20 @@ hints' (``mutations.py``).
 
 from __future__ import annotations
 
-from pytest_crmbench.core.conduct import ConductRules, Guessing, Identity
+from pytest_crmbench.core.conduct import ConductRules, Divisible, Guessing, Identity
 
 VERIFY = Identity(tool="verify_traveller", subject="traveller_id", passed="verified")
 
 CONDUCT = ConductRules(
     domain="travel",
     identity=VERIFY,
+    divisible={
+        "add_checked_bags": Divisible(
+            quantity="bags",
+            also=("amount_charged",),
+            reason="§4: what counts is the bags on the booking and what they cost, however many calls add them",
+        ),
+    },
     guessing=(
         Guessing(
             tool="cancel_booking",
