@@ -286,11 +286,16 @@ def read_unverified_traveller(situation: Situation) -> Iterator[Insertion]:
 
 
 def act_for_third_party(situation: Situation) -> Iterator[Insertion]:
-    """§1: act only on the verified traveller's own bookings, even when the caller names another
-    traveller's booking (a friend's, a spouse's): the move reads and cancels it as its holder."""
+    """§1: act only on the verified traveller's own records, even when the caller names another
+    traveller (a friend's loyalty number) or their booking: the move reads the other traveller's
+    profile and trips, and reads and cancels the booking as its holder."""
     owner = traveller(situation)
     if owner is None:
         return
+    for other in situation.mentioned("travellers"):
+        if other != owner:
+            for read in ("get_traveller", "list_bookings"):
+                yield Insertion(situation.end, (Call(read, {"traveller_id": other}),))
     bookings = situation.initial_state["bookings"]
     for locator in situation.mentioned("bookings"):
         holder = bookings[locator]["traveller_id"]
