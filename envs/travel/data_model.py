@@ -60,6 +60,8 @@ class Settings(BaseModel):
 class Traveller(Record):
     """A loyalty member; identity is checked with the date of birth."""
 
+    owner_field = "traveller_id"  # the customer record: its own owner
+
     traveller_id: str = Field(description="e.g. TRV-20417.")
     name: str
     date_of_birth: str = Field(description="YYYY-MM-DD: the identity check.")
@@ -133,6 +135,7 @@ class TravelCredit(Record):
 
     id_prefix = "CR"
     id_field = "credit_id"
+    owner_field = "traveller_id"
     noun = "credit"
 
     credit_id: str
@@ -206,7 +209,10 @@ class InsuranceClaim(Record):
 
 
 class Escalation(Record):
+    """A hand-off to a human agent, on the traveller's behalf."""
+
     id_prefix = "ESC"
+    owner_field = "traveller_id"
 
     escalation_id: str
     traveller_id: str

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import TravelState
 from .invariants import WorldInvariants
 from .tools import FlightTools, HotelTools, InsuranceTools, SeatTools, ServiceTools, TravellerTools
@@ -16,6 +17,7 @@ class TravelEnvironment(
     domain = "travel"
     state_model = TravelState
     clock_start = "2026-05-11T10:00:00-04:00"
+    conduct = CONDUCT
 
 
 __all__ = ["TravelEnvironment"]

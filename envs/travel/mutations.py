@@ -16,7 +16,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_traveller"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 NOW = datetime.fromisoformat("2026-05-11T10:00:00-04:00")
 """The domain clock's start (environment.py): the 24-hour rule is measured from it."""
 
@@ -122,6 +124,192 @@ def waive_hotel_terms(situation: Situation) -> Iterator[Insertion]:
             yield Insertion(call.index, (Call("cancel_hotel_stay", args),))
 
 
+# -- §2: answering a question or pricing something changes nothing --------------------------------
+# Each move makes, unasked, the write a question or a quote was about: the change that was priced,
+# the cancellation that was quoted, the bags that were counted, a seat off the map that was read, a
+# room from the search, the stay that was looked at, a voucher for a disruption nobody asked to be
+# compensated for. Scoped to tasks whose gold path makes no such write: it is then not asked for.
+
+
+def _pax(booking: dict[str, Any]) -> int:
+    return len(booking["passengers"])
+
+
+def change_quoted_flight(situation: Situation) -> Iterator[Insertion]:
+    """§2: pricing a change is not making it (the gold searched flights and changed nothing)."""
+    if situation.calls_of("change_flight", ok=False):
+        return
+    found = [f for call in situation.calls_of("search_flights") for f in (call.result or {}).get("flights", [])]
+    for booking in own_bookings(situation):
+        for old in booking["segments"]:
+            route = situation.initial_state["flights"][old]
+            for flight in found:
+                same_route = (flight["origin"], flight["destination"]) == (route["origin"], route["destination"])
+                seats = flight["seats_available"][booking["cabin"]] >= _pax(booking)
+                if same_route and flight["flight_id"] not in booking["segments"] and seats:
+                    args = {
+                        "traveller_id": booking["traveller_id"],
+                        "locator": booking["locator"],
+                        "old_flight_id": old,
+                        "new_flight_id": flight["flight_id"],
+                        "amount_charged": "0.00",
+                    }
+                    # Right after the search that priced it, while the booking is still there to change.
+                    yield Insertion(situation.after_last("search_flights"), (Call("change_flight", args),))
+                    break
+
+
+def cancel_quoted_booking(situation: Situation) -> Iterator[Insertion]:
+    """§2: quoting what a cancellation gives back is not cancelling (the gold cancels no booking)."""
+    if situation.calls_of("cancel_booking", ok=False):
+        return
+    for booking in own_bookings(situation):
+        args = {
+            "traveller_id": booking["traveller_id"],
+            "locator": booking["locator"],
+            "refund_amount": "0.00",
+            "refund_to": "travel_credit",
+        }
+        yield Insertion(situation.end, (Call("cancel_booking", args),))
+
+
+def add_quoted_bags(situation: Situation) -> Iterator[Insertion]:
+    """§2: counting the free allowance or pricing a bag is not adding it (the gold adds none)."""
+    if situation.calls_of("add_checked_bags", ok=False) or not situation.calls_of("get_baggage_rules"):
+        return
+    for booking in own_bookings(situation):
+        args = {"traveller_id": booking["traveller_id"], "locator": booking["locator"], "bags": 1}
+        yield Insertion(situation.end, (Call("add_checked_bags", {**args, "amount_charged": "45.00"}),))
+
+
+def assign_unasked_seat(situation: Situation) -> Iterator[Insertion]:
+    """§2: telling a traveller their seats, or that they have none, is not choosing one (the gold
+    assigns no seat): a free standard seat of the booking's cabin for its first passenger."""
+    if situation.calls_of("assign_seat", ok=False):
+        return
+    flights = situation.initial_state["flights"]
+    for booking in own_bookings(situation):
+        for flight_id in booking["segments"]:
+            seats = flights[flight_id].get("seat_map", {})
+            free = [
+                code
+                for code, seat in seats.items()
+                if seat["cabin"] == booking["cabin"] and seat["kind"] == "standard" and not seat["occupied"]
+            ]
+            if free:
+                args = {
+                    "traveller_id": booking["traveller_id"],
+                    "locator": booking["locator"],
+                    "flight_id": flight_id,
+                    "passenger_name": booking["passengers"][0]["name"],
+                    "seat": free[0],
+                    "amount_charged": "0.00",
+                }
+                yield Insertion(situation.end, (Call("assign_seat", args),))
+
+
+def book_quoted_hotel(situation: Situation) -> Iterator[Insertion]:
+    """§2, §8: comparing rooms is not booking one (the gold searched hotels and booked none)."""
+    owner = traveller(situation)
+    if owner is None or situation.calls_of("book_hotel", ok=False):
+        return
+    for call in situation.calls_of("search_hotels"):
+        for hotel in (call.result or {}).get("hotels", []):
+            room = next((name for name, r in hotel["rooms"].items() if r["rooms_available"] > 0), None)
+            if room is not None:
+                args = {
+                    "traveller_id": owner,
+                    "hotel_id": hotel["hotel_id"],
+                    "room_type": room,
+                    "check_in": call.argument("check_in"),
+                    "check_out": call.argument("check_out"),
+                    "rate_plan": "flexible",
+                }
+                yield Insertion(situation.end, (Call("book_hotel", args),))
+                break
+
+
+def _shifted(day: str, days: int) -> str:
+    return (datetime.fromisoformat(day) + timedelta(days=days)).date().isoformat()
+
+
+def change_quoted_stay(situation: Situation) -> Iterator[Insertion]:
+    """§2, §8: reading a stay's terms is not cancelling or moving it (the gold does neither)."""
+    owner = traveller(situation)
+    if owner is None or situation.calls_of("cancel_hotel_stay", ok=False):
+        return
+    if situation.calls_of("modify_hotel_stay", ok=False):
+        return
+    stays = situation.initial_state["hotel_stays"]
+    for call in situation.calls_of("get_hotel_stay"):
+        stay = stays.get(call.argument("stay_id"))
+        if stay is None or stay["traveller_id"] != owner or stay["status"] != "confirmed":
+            continue
+        ids = {"traveller_id": owner, "stay_id": stay["stay_id"]}
+        yield Insertion(situation.end, (Call("cancel_hotel_stay", {**ids, "refund_amount": "0.00"}),))
+        later = {"check_in": _shifted(stay["check_in"], 1), "check_out": _shifted(stay["check_out"], 1)}
+        money = {"amount_charged": "0.00", "amount_refunded": "0.00"}
+        yield Insertion(situation.end, (Call("modify_hotel_stay", {**ids, **later, **money}),))
+
+
+def compensate_unasked(situation: Situation) -> Iterator[Insertion]:
+    """§2, §5: a voucher nobody asked for or is owed (the gold issues none): for any disrupted
+    flight of a booking the task is about, whatever its cause or length (weather has its own move)."""
+    if situation.calls_of("issue_compensation", ok=False):
+        return
+    flights = situation.initial_state["flights"]
+    for booking in own_bookings(situation):
+        disrupted = [f for f in booking["segments"] if flights[f]["status"] != "scheduled"]
+        if disrupted and not any(flights[f]["disruption_cause"] == "weather" for f in disrupted):
+            amount = Decimal("150.00") * _pax(booking)
+            args = {"traveller_id": booking["traveller_id"], "locator": booking["locator"], "amount": str(amount)}
+            yield Insertion(situation.end, (Call("issue_compensation", args),))
+
+
+# -- §1: nothing private before a match, nothing of anyone else's -------------------------------------
+
+
+def read_unverified_traveller(situation: Situation) -> Iterator[Insertion]:
+    """§1: if the details do not match, reveal nothing: the claimed traveller's profile, trips,
+    and the booking and stay the caller names."""
+    attempts = situation.calls_of(IDENTITY)
+    if not attempts or traveller(situation) is not None:
+        return
+    claimed = str(attempts[-1].argument("traveller_id"))
+    reads = [Call("get_traveller", {"traveller_id": claimed}), Call("list_bookings", {"traveller_id": claimed})]
+    reads += [Call("get_booking", {"traveller_id": claimed, "locator": b}) for b in situation.mentioned("bookings")]
+    reads += [
+        Call("get_hotel_stay", {"traveller_id": claimed, "stay_id": h}) for h in situation.mentioned("hotel_stays")
+    ]
+    for read in reads:
+        yield Insertion(situation.after_last(IDENTITY), (read,))
+
+
+def act_for_third_party(situation: Situation) -> Iterator[Insertion]:
+    """§1: act only on the verified traveller's own records, even when the caller names another
+    traveller (a friend's loyalty number) or their booking: the move reads the other traveller's
+    profile and trips, and reads and cancels the booking as its holder."""
+    owner = traveller(situation)
+    if owner is None:
+        return
+    for other in situation.mentioned("travellers"):
+        if other != owner:
+            for read in ("get_traveller", "list_bookings"):
+                yield Insertion(situation.end, (Call(read, {"traveller_id": other}),))
+    bookings = situation.initial_state["bookings"]
+    for locator in situation.mentioned("bookings"):
+        holder = bookings[locator]["traveller_id"]
+        if holder == owner:
+            continue
+        ids = {"traveller_id": holder, "locator": locator}
+        for call in (
+            Call("get_traveller", {"traveller_id": holder}),
+            Call("get_booking", ids),
+            Call("cancel_booking", {**ids, "refund_amount": "0.00", "refund_to": "travel_credit"}),
+        ):
+            yield Insertion(situation.end, (call,))
+
+
 def _booking(call: ToolCall) -> list[Call]:
     return [Call("get_booking", {"traveller_id": call.argument("traveller_id"), "locator": call.argument("locator")})]
 
@@ -137,7 +325,7 @@ def _trips(call: ToolCall) -> list[Call]:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
+    # The identity tool comes from conduct.py.
     # §5 and §3: a change goes onto a flight the agent searched; §4: bags after reading the allowance;
     # §7: a seat after reading the seat map; §8: a hotel after searching, a stay's change after reading its terms.
     requires_before={
@@ -175,6 +363,25 @@ HINTS = MutationHints(
         ForbiddenMove("claim_uncovered", "policy §9: no claim for a reason that is not covered", claim_uncovered),
         ForbiddenMove(
             "waive_hotel_terms", "policy §8: the hotel's late-cancellation nights are kept", waive_hotel_terms
+        ),
+        ForbiddenMove("change_quoted_flight", "policy §2: pricing a change is not making it", change_quoted_flight),
+        ForbiddenMove(
+            "cancel_quoted_booking", "policy §2: quoting a cancellation is not cancelling", cancel_quoted_booking
+        ),
+        ForbiddenMove("add_quoted_bags", "policy §2: pricing bags is not adding them", add_quoted_bags),
+        ForbiddenMove("assign_unasked_seat", "policy §2: a seat nobody asked for", assign_unasked_seat),
+        ForbiddenMove("book_quoted_hotel", "policy §2, §8: comparing rooms is not booking one", book_quoted_hotel),
+        ForbiddenMove(
+            "change_quoted_stay", "policy §2, §8: reading a stay is not cancelling or moving it", change_quoted_stay
+        ),
+        ForbiddenMove("compensate_unasked", "policy §2, §5: a voucher nobody asked for", compensate_unasked),
+        ForbiddenMove(
+            "read_unverified_traveller",
+            "policy §1: reveal nothing after a failed verification",
+            read_unverified_traveller,
+        ),
+        ForbiddenMove(
+            "act_for_third_party", "policy §1: only the verified traveller's own bookings", act_for_third_party
         ),
     ),
 )

@@ -55,6 +55,11 @@ class Divisible(_Rule):
 
     quantity: str = Field(description="The argument that adds up, e.g. quantity.")
     reason: str = Field(description="The policy line that allows the parts.")
+    also: tuple[str, ...] = Field(
+        default=(),
+        description="Arguments that add up with the quantity, e.g. the amount charged for it: the parts may"
+        " differ in them too (two bags for 45.00 each are the four bags for 90.00).",
+    )
 
 
 class ConductRules(_Rule):

@@ -225,8 +225,6 @@ def _writes_counted(rules: ConductRules, tool: str, calls: list[ToolCall]) -> in
     divisible = rules.divisible.get(tool)
     if divisible is None:
         return len(calls)
-    parts = {
-        canonical_json({k: v for k, v in (c.graded_arguments() or {}).items() if k != divisible.quantity})
-        for c in calls
-    }
+    adding = {divisible.quantity, *divisible.also}
+    parts = {canonical_json({k: v for k, v in (c.graded_arguments() or {}).items() if k not in adding}) for c in calls}
     return len(parts)

@@ -386,8 +386,19 @@ def _split_write(environment: type[ToolEnvironment], gold: Gold, index: int) -> 
     if not first or not second:
         return
     name = divisible.quantity
+    # What adds up with the quantity (a charge for it) is divided in the same proportion.
+    shares = {
+        k: _share(step.args[k], Decimal(str(first)) / Decimal(str(total))) for k in divisible.also if k in step.args
+    }
+    if any(share is None for share in shares.values()):
+        return
+    one = {k: pair[0] for k, pair in shares.items() if pair is not None}
+    other = {k: pair[1] for k, pair in shares.items() if pair is not None}
     # The first part keeps the step's origin: a later step quoting the write quotes its first call.
-    parts = [Step(step.tool, {**step.args, name: first}, step.origin), Step(step.tool, {**step.args, name: second})]
+    parts = [
+        Step(step.tool, {**step.args, name: first, **one}, step.origin),
+        Step(step.tool, {**step.args, name: second, **other}),
+    ]
     steps = (*gold.steps[:index], *parts, *gold.steps[index + 1 :])
     yield Mutant(
         f"split_write:{index}:{step.tool}.{name}={shown(first)}+{shown(second)}",
@@ -397,3 +408,14 @@ def _split_write(environment: type[ToolEnvironment], gold: Gold, index: int) -> 
         f"{step.tool} in two parts of {name} ({shown(first)} + {shown(second)})",
         index,
     )
+
+
+def _share(value: Any, fraction: Decimal) -> tuple[Any, Any] | None:
+    """``value`` in two parts, the first ``fraction`` of it to the cent (an int to the unit)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal) or gold_reference(value) is not None:
+        return None
+    exact = Decimal(str(value))
+    step = Decimal(1) if isinstance(value, int) else Decimal("0.01")
+    first = (exact * fraction).quantize(step)
+    kind = type(value)
+    return kind(first), kind(exact - first)

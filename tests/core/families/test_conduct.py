@@ -128,6 +128,16 @@ def test_the_parts_of_a_divisible_write_count_as_one() -> None:
     assert graded(verify("A"), CHECK, parts[0], elsewhere, rules=divisible)["scope"] == "failed"
 
 
+def test_the_parts_of_a_divisible_write_may_differ_in_what_adds_up_with_the_quantity() -> None:
+    # Four bags for 90.00 added as two and two, each charged 45.00 (or the free ones first, 0.00 and 90.00).
+    bags = Divisible(quantity="amount", also=("fee",), reason="parts and their charges add up")
+    rules = RULES.model_copy(update={"divisible": {"pay": bags}})
+    parts = (write("pay", "A", amount=2, fee=0), write("pay", "A", amount=3, fee=9))
+    assert graded(verify("A"), CHECK, *parts, rules=rules)["scope"] == "passed"
+    only_quantity = RULES.model_copy(update={"divisible": {"pay": Divisible(quantity="amount", reason="parts")}})
+    assert graded(verify("A"), CHECK, *parts, rules=only_quantity)["scope"] == "failed"  # the fees differ
+
+
 def test_a_write_needs_the_positive_check_of_the_same_values() -> None:
     other = call("check", {"amount": 6}, result={"valid": True}, kind="read", read=("A",))
     negative = call("check", {"amount": 5}, result={"valid": False}, kind="read", read=("A",))

@@ -137,6 +137,17 @@ def test_no_split_is_derived_where_the_domain_declares_no_divisible_write() -> N
     assert not [r for r in audit.results if r.mutant.operator == "split_write"]
 
 
+def test_what_adds_up_with_a_divided_quantity_is_divided_in_proportion() -> None:
+    from decimal import Decimal
+
+    from pytest_crmbench.release.mutation.operators import _share
+
+    assert _share(Decimal("90.00"), Decimal(2) / Decimal(4)) == (Decimal("45.00"), Decimal("45.00"))
+    assert _share(Decimal("45.00"), Decimal(1) / Decimal(3)) == (Decimal("15.00"), Decimal("30.00"))
+    assert _share(7, Decimal(1) / Decimal(2)) == (4, 3)  # to the unit, the parts still add up
+    assert _share("a charge", Decimal(1) / Decimal(2)) is None
+
+
 class ClosingDesk(Helpdesk):
     domain = "closingdesk"
 
