@@ -1,6 +1,9 @@
-"""What the contract mutation audit needs to know about the retail policy (``policy.md``):
-the identity tool, the harmless repeat and the reads that look at what a write changed. See
-docs/release.md."""
+"""What the contract mutation audit needs to know about the retail policy (``policy.md``) beyond
+the conduct rules (``conduct.py``: the identity tool, the divisible transfer): the reads that look
+at what a write changed. See docs/release.md.
+
+No retail write is a harmless repeat: writing the same address or the same count again is a
+second write nobody asked for (§2), which the conduct rules' scope check counts."""
 
 from __future__ import annotations
 
@@ -9,8 +12,6 @@ from typing import Any
 
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, MutationHints
-
-IDENTITY = "verify_customer"
 
 
 def _args(call: ToolCall) -> dict[str, Any]:
@@ -48,9 +49,4 @@ REREADS: dict[str, Callable[[ToolCall], list[Call]]] = {
     "record_inventory_count": _levels,
 }
 
-HINTS = MutationHints(
-    identity_tool=IDENTITY,
-    # Writing the same address, or recording the same count, again leaves the world as it was.
-    harmless_repeats=frozenset({"update_shipping_address", "record_inventory_count"}),
-    rereads=REREADS,
-)
+HINTS = MutationHints(rereads=REREADS)
