@@ -12,10 +12,14 @@ The tools let an agent break each of them; the grader sees it (``docs/conduct.md
   stock may be made in parts (§8 asks for the level reached, not for one movement), so
   ``transfer_inventory`` is divisible in its quantity: 10 + 7 mugs is the one move of 17;
 * no guess-and-check: the agent works out fees, price differences, adjustments and points itself
-  (§3-§6). ``exchange_item`` and ``create_price_adjustment`` take the agent's figure and the state
-  and parameter checks judge it. ``create_return`` still refuses a fee above the 15 % cap (a rule
-  of the business), and since the 15 % of an opened item *is* the cap, an attempt it refuses is a
-  wrong figure (probing for the cap would find the fee): any such refusal fails the task.
+  (§3-§6). ``exchange_item`` and ``create_price_adjustment`` take the agent's figure as given and
+  the state and parameter checks judge it: a wrong first figure is charged or refunded, and there
+  is no second try. Where a business rule still refuses a figure, the refusal would tell the agent
+  its figure was wrong, so any such refused attempt fails the task (``guessing``): a fee above the
+  15 % cap (the opened item's fee *is* the cap, so probing for it would find the answer), an
+  exchange the store credit or gift card cannot cover (a difference worked out too high, or an
+  exchange tried before the points that fund it), points not in blocks of 100 or beyond the
+  balance, and goodwill beyond the 500-point limit (the policy's figure is 250).
 
 Store operations (§8) have no customer identity: a store manager asks under their employee id
 and ``transfer_inventory`` / ``record_inventory_count`` refuse anyone but a manager (403). Stores,
@@ -39,6 +43,24 @@ CONDUCT = ConductRules(
             codes=("RESTOCKING_FEE_OUT_OF_RANGE",),
             reason="§3: the agent works the 15 % fee out itself; a fee the cap refuses is a wrong figure, "
             "and trying fees until one is accepted finds the cap, which is the opened item's fee",
+        ),
+        Guessing(
+            tool="exchange_item",
+            codes=("INSUFFICIENT_STORE_CREDIT", "INSUFFICIENT_GIFT_CARD_BALANCE"),
+            reason="§2, §5: the agent reads the balance and works the difference out before it states the "
+            "settlement; a settlement the balance refuses is a figure it did not work out (a first difference "
+            "too high, or an exchange tried before the points that fund it)",
+        ),
+        Guessing(
+            tool="redeem_loyalty_points",
+            codes=("POINTS_NOT_IN_BLOCKS", "INSUFFICIENT_POINTS"),
+            reason="§6: the agent works out the points for the credit asked, in blocks of 100 and within the "
+            "balance it read; a redemption the tool refuses is a figure it did not work out",
+        ),
+        Guessing(
+            tool="award_loyalty_points",
+            codes=("GOODWILL_LIMIT",),
+            reason="§6: goodwill is 250 points; an award the limit refuses is a figure the policy never gives",
         ),
     ),
     divisible={

@@ -140,10 +140,11 @@ def replace_card_unasked(situation: Situation) -> Iterator[Insertion]:
     own = customer(situation)
     if own is None or _done(situation, "replace_gift_card"):
         return
-    for card_id, card in _records(situation, "gift_cards", own)[:1]:
+    for card_id, card in _records(situation, "gift_cards", own):
         if card["status"] == "active":
             args = {"customer_id": own, "gift_card_id": card_id, "reason": "replacement"}
             yield from _end(situation, Call("replace_gift_card", args))
+            return
 
 
 def cancel_unasked(situation: Situation) -> Iterator[Insertion]:
