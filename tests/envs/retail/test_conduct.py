@@ -132,7 +132,7 @@ CUSTOMERS = {
 }
 STOCK_QUESTIONS = {
     "retail_store_operations_wide_boots_anywhere_41": ("EMP-201", "STR-WEB", "STR-BOS", "VAR-BOOT-10W"),
-    "retail_store_operations_daypack_55_where_42": ("EMP-201", "STR-WEB", "STR-BOS", "VAR-PACK-55"),
+    "retail_store_operations_daypacks_already_stocked_42": ("EMP-301", "STR-BOS", "STR-CAM", "VAR-PACK-40"),
     "retail_store_operations_stock_check_10": ("EMP-201", "STR-WEB", "STR-BOS", "VAR-BOOT-10"),
 }
 
