@@ -54,7 +54,10 @@ class Settings(BaseModel):
 
 
 class Customer(Record):
-    """A shopper; identity is checked with the email on file."""
+    """A shopper; identity is checked with the email on file. The customer record is its own
+    owner: reading it (``get_customer``) is reading that customer's private profile."""
+
+    owner_field = "customer_id"
 
     customer_id: str = Field(description="e.g. CUS-1001.")
     name: str
@@ -149,13 +152,18 @@ class Exchange(Record):
     quantity: int = Field(gt=0)
     from_variant: str
     to_variant: str
-    price_difference: Money = Field(description="New units' price less the paid price: > 0 charged, < 0 refunded.")
+    price_difference: Money = Field(
+        description="What was charged (> 0) or paid back (< 0), as the agent gave it: the policy says the new"
+        " units' price less the paid price."
+    )
     settlement: Literal["original", "store_credit"]
     created_at: Timestamp
 
 
 class PriceAdjustment(Record):
-    """A price drop within the price-match window, refunded on the units the customer kept."""
+    """A price drop within the price-match window, refunded on the units the customer kept. The
+    amount is what the agent refunded (the tool takes the agent's figure; the policy says it is the
+    drop times the units kept)."""
 
     owner_field = "customer_id"
     id_prefix = "PA"
@@ -167,7 +175,7 @@ class PriceAdjustment(Record):
     units: int = Field(gt=0)
     from_price: Money = Field(gt=0)
     to_price: Money = Field(gt=0)
-    amount: Money = Field(gt=0)
+    amount: Money = Field(gt=0, description="What was refunded, as the agent gave it.")
     created_at: Timestamp
 
 
@@ -184,8 +192,10 @@ class GiftCard(Record):
     replaced_by: GiftCardId | None = None
 
 
-class PointsEntry(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class PointsEntry(Record):
+    """One line of the points ledger: a redemption or a goodwill award, the customer's own."""
+
+    owner_field = "customer_id"
 
     customer_id: str
     points: int = Field(description="Positive for an award, negative for a redemption.")

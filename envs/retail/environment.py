@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import RetailState
 from .invariants import WorldInvariants
 from .tools import CustomerTools, ExchangeTools, ReturnTools, RewardTools, StoreTools
@@ -13,6 +14,7 @@ class RetailEnvironment(CustomerTools, ReturnTools, ExchangeTools, RewardTools, 
     domain = "retail"
     state_model = RetailState
     clock_start = "2026-03-02T10:00:00-05:00"
+    conduct = CONDUCT
 
 
 __all__ = ["RetailEnvironment"]

@@ -48,10 +48,3 @@ class WorldInvariants(ToolEnvironment):
                     gross = Decimal(r["unit_price"]) * int(r["quantity"])
                     if Decimal(r["amount"]) + Decimal(r["restocking_fee"]) != gross:
                         yield Violation(f"refunds.{r['refund_id']}.amount", "plus its fee is not the units' price")
-
-    @invariant
-    def adjustments_add_up(self) -> Iterator[Violation]:
-        for pa_id, pa in self.state["price_adjustments"].items():
-            drop = (Decimal(pa["from_price"]) - Decimal(pa["to_price"])) * int(pa["units"])
-            if Decimal(pa["amount"]) != drop:
-                yield Violation(f"price_adjustments.{pa_id}.amount", "is not the price drop times the units")

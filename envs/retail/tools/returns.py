@@ -87,7 +87,8 @@ class ReturnTools(RetailRules):
         """Refund a price drop on a line, to the order's payment method, after the customer's
         explicit yes: today's price must be below what they paid, within the price-match window
         counted from the day the order was placed. The amount is the drop per unit times the units
-        they still keep (you work it out); the line's unit price becomes today's price.
+        they still keep: you work it out, and it is refunded exactly as you give it; the line's
+        unit price becomes today's price.
 
         Args:
             customer_id: The verified customer, owner of the order.
@@ -116,13 +117,8 @@ class ReturnTools(RetailRules):
         require(today < paid, 422, "NO_PRICE_DROP", f"Line {line_id} is not cheaper today.", param="line_id")
         kept = self.units_kept(line)
         require(kept > 0, 422, "NO_UNITS_KEPT", f"No unit of {line_id} is still kept.", param="line_id")
-        require(
-            Decimal(amount) == (paid - today) * kept,
-            422,
-            "ADJUSTMENT_AMOUNT_MISMATCH",
-            "The adjustment must be the drop in price times the units still kept.",
-            param="amount",
-        )
+        # The agent's figure is refunded as given: the tool does not check the arithmetic for it
+        # (the task's checks do).
         self.give_back(customer_id, order, Decimal(amount), "original")
         line["unit_price"] = today
         record = self.insert(

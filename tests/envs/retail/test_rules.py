@@ -118,8 +118,6 @@ BOOTS_10 = {"customer_id": "CUS-1005", "order_id": "ORD-1008", "line_id": "L2", 
         ({"new_variant_id": "VAR-JKT-L-NVY", "price_difference": "-31"}, "DIFFERENT_PRODUCT"),
         ({"new_variant_id": "VAR-BOOT-10", "price_difference": "0"}, "SAME_VARIANT"),
         ({"new_variant_id": "VAR-BOOT-99"}, "VARIANT_NOT_FOUND"),
-        ({"price_difference": "175"}, "PRICE_DIFFERENCE_MISMATCH"),
-        ({"price_difference": "-15"}, "PRICE_DIFFERENCE_MISMATCH"),
         ({"quantity": 2, "price_difference": "30"}, "QUANTITY_NOT_RETURNABLE"),
         ({"customer_id": "CUS-1001"}, "NOT_OWNER"),
         ({"line_id": "L7"}, "LINE_NOT_FOUND"),
@@ -162,6 +160,19 @@ def test_an_uneven_exchange_settles_the_difference_where_asked() -> None:
     up = {**BOOTS_10, "new_variant_id": "VAR-BOOT-10W", "price_difference": "15"}
     ok(env, "exchange_item", **up, settlement="store_credit")
     assert str(env.state["customers"]["CUS-1005"]["store_credit"]) == "35.00"
+    assert env.violations() == []
+
+
+def test_an_exchange_takes_the_agents_figure_as_given() -> None:
+    # The tool does not check the arithmetic for the agent: a wrong difference is charged or paid
+    # back as given, and recorded (the task's checks judge it; guessing until accepted is useless).
+    env = make()
+    wrong = {**BOOTS_10, "new_variant_id": "VAR-BOOT-10W", "price_difference": "-15", "settlement": "store_credit"}
+    assert ok(env, "exchange_item", **wrong)["settlement"] == "store_credit"
+    assert str(env.state["customers"]["CUS-1005"]["store_credit"]) == "55.00"
+    (exchange,) = env.state["exchanges"].values()
+    assert str(exchange["price_difference"]) == "-15.00"
+    assert code_of(env, "exchange_item", **{**wrong, "price_difference": "15"}) == "QUANTITY_NOT_RETURNABLE"
     assert env.violations() == []
 
 
@@ -218,8 +229,6 @@ def test_a_gift_card_order_is_refunded_on_its_card_or_its_replacement() -> None:
 @pytest.mark.parametrize(
     ("args", "code"),
     [
-        ({**PACK, "amount": "29.99"}, "ADJUSTMENT_AMOUNT_MISMATCH"),
-        ({**PACK, "amount": "189"}, "ADJUSTMENT_AMOUNT_MISMATCH"),
         ({**PACK, "line_id": "L2", "amount": "1"}, "NO_PRICE_DROP"),
         ({**PACK, "line_id": "L3", "amount": "1"}, "LINE_NOT_FOUND"),
         ({**PACK, "customer_id": "CUS-1001", "amount": "30"}, "NOT_OWNER"),
@@ -230,6 +239,17 @@ def test_price_adjustment_rules(args: dict[str, Any], code: str) -> None:
     assert code_of(make(), "create_price_adjustment", **args) == code
 
 
+def test_a_price_adjustment_refunds_the_agents_figure_once() -> None:
+    # A wrong amount is refunded as given and recorded; the line then costs today's price, so
+    # there is no second try (the task's checks judge the one figure the agent gave).
+    env = make()
+    record = ok(env, "create_price_adjustment", **PACK, amount="29.99")
+    assert str(record["amount"]) == "29.99"
+    assert str(env.state["orders"]["ORD-1006"]["line_items"][0]["unit_price"]) == "159.00"
+    assert code_of(env, "create_price_adjustment", **PACK, amount="30") == "NO_PRICE_DROP"
+    assert env.violations() == []
+
+
 def test_price_adjustments_close_14_days_after_the_order_and_cover_kept_units() -> None:
     late = make({"orders": {"ORD-1006": {"placed_at": "2026-02-15T08:50:00-05:00"}}})
     assert code_of(late, "create_price_adjustment", **PACK, amount="30") == "PRICE_MATCH_WINDOW_CLOSED"
@@ -238,7 +258,6 @@ def test_price_adjustments_close_14_days_after_the_order_and_cover_kept_units() 
     env = make({"variants": {"VAR-BTL-1L": {"price": "25.00"}}})
     bottles = {**PACK, "line_id": "L2"}
     ok(env, "create_return", **bottles, quantity=1, condition="unopened", restocking_fee="0")
-    assert code_of(env, "create_price_adjustment", **bottles, amount="14") == "ADJUSTMENT_AMOUNT_MISMATCH"
     ok(env, "create_price_adjustment", **bottles, amount="7")
     assert str(env.state["orders"]["ORD-1006"]["line_items"][1]["unit_price"]) == "25.00"
     assert code_of(env, "create_price_adjustment", **bottles, amount="7") == "NO_PRICE_DROP"
