@@ -16,7 +16,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_customer"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 
 
 def account_reads(account_id: str) -> list[Call]:
@@ -128,7 +130,7 @@ def _account(tool: str) -> Any:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
+    # The identity tool comes from conduct.py.
     # §6: read the invoice before crediting it. (§3's "look at the cases first" is checked where the
     # customer has cases a new one could duplicate; create_case itself refuses a same-type case
     # opened in the last hour.)
