@@ -77,7 +77,7 @@ def test_verifying_last_fails_identity() -> None:
 def test_outages_and_articles_are_public() -> None:
     # §1: outages and knowledge articles need no verification: no stamp names an owner.
     played = play(
-        "customer_support_service_outage_area_question_62",
+        "customer_support_service_outage_sister_area_62",
         {"tool": "check_outages", "args": {"postal_code": "78745"}},
         {"tool": "search_knowledge", "args": {"query": "voip voicemail"}},
         {"tool": "get_article", "args": {"article_id": "KA-0107"}},
