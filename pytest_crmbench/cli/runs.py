@@ -18,7 +18,7 @@ from pytest_crmbench.cli.contentdirs import content_dirs
 from pytest_crmbench.core.exitcodes import ExitCode
 from pytest_crmbench.plugin.optiontable import add_cli_arguments
 from pytest_crmbench.results import leaderboard, tables
-from pytest_crmbench.results.gates import Gates, evaluate
+from pytest_crmbench.results.gates import Gates, evaluate, not_gate_worthy
 from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.paired import flip_lines
 from pytest_crmbench.results.records import to_json
@@ -87,6 +87,11 @@ def _gate(args: argparse.Namespace) -> int:
     dirs = content_dirs(args.tasks, args.envs, [args.run, *([compare] if compare else [])])
     contracts = Contracts.load(dirs.tasks, dirs.envs)
     run = verified(load_run(args.run), contracts)
+    for saved in [run, *([load_run(compare)] if compare else [])]:
+        refusal = not_gate_worthy(saved.manifest)
+        if refusal is not None:
+            print(f"crmbench gate FAILED: {saved.path}: {refusal}")
+            return ExitCode.GATE_FAILED
     if not finished(run):
         print(f"crmbench gate FAILED: {args.run} did not finish (killed or interrupted); --crm-resume completes it")
         return ExitCode.GATE_FAILED

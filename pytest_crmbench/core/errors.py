@@ -97,6 +97,13 @@ class AgentError(CrmbenchError):
         super().__init__(message)
 
 
+class AgentTimedOut(AgentError):
+    """The agent did not answer within the task's time limit and its process was killed (issue 30).
+
+    The episode ends with termination ``timeout``: a failure, like any limit the agent reaches.
+    """
+
+
 class HarnessError(CrmbenchError):
     """crmbench's own code (a tool, the model-calling code, the simulator) crashed: a bug, not a result.
 

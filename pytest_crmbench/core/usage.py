@@ -39,6 +39,11 @@ class UsageLedger:
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost_usd, latency_s=latency_s
             )
 
+    def replace(self, role: Role, usage: Usage) -> None:
+        """Set ``role``'s usage to ``usage`` (an isolated agent's process reports its running total)."""
+        with self._lock:
+            self._usage[role] = usage.model_copy()
+
     def get(self, role: Role) -> Usage | None:
         with self._lock:
             usage = self._usage.get(role)

@@ -265,8 +265,12 @@ class ToolEnvironment(Kit):
         node: str | None = None,
         exposed: Collection[str] | None = None,
         state_copy: dict[str, Any] | None = None,
+        refused: Mapping[str, str] | None = None,
     ) -> ToolCall:
         """Attempt one tool call and record it. Never raises for anything the model can send.
+
+        ``refused``: the caller refuses the call (the episode's tool-call limit, say): it is recorded
+        as an ``error`` with that problem (``{type, message}``) and no tool runs.
 
         ``state_copy``: a copy of the current state the caller vouches for (the episode's referee
         keeps one): a write tool uses it as its rollback snapshot instead of copying the state again.
@@ -275,6 +279,8 @@ class ToolEnvironment(Kit):
         traceback; it is a bug in the domain, and the episode harness ends the episode on it.
         """
         decoded, problem = _decode_arguments(arguments)
+        if refused is not None:
+            problem = dict(refused)
         if not isinstance(name, str):
             name, problem = repr(name)[:100], problem or {"type": "unknown_tool", "message": "A tool name is a string."}
         spec = self.tools.get(name)

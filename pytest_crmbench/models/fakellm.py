@@ -5,7 +5,10 @@ error mapping and response parsing are exercised; only the model is scripted. ``
 lists ``served`` (404 when not given, like servers without a listing), and with ``api_key`` set
 every request without ``Authorization: Bearer <api_key>`` gets a 401. A *responder*
 ``(FakeRequest) -> Reply`` decides every answer; :func:`role_of` tells which crmbench role asked
-(router, agent, user, judge) from the structured-output name or the tools. Faults are replies too:
+(router, agent, user, judge, the preflight's probes) from the structured-output name, the prompt's
+schema instruction or the tools; ``refuses`` names request features (``json_schema``,
+``json_object``, ``tools``) the server answers with a 500, as servers without them do, and the
+preflight's probes get a healthy answer otherwise. Faults are replies too:
 :class:`HttpError` (429 with ``Retry-After``, 500, ...), :class:`Malformed` (a non-JSON body) and
 ``FakeRequest``-independent latency.
 
@@ -25,8 +28,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
-FakeRole = Literal["router", "agent", "user", "judge", "other"]
-RESPONSE_FORMAT_ROLES: dict[str, FakeRole] = {"crm_route": "router", "crm_user_decision": "user", "crm_judge": "judge"}
+FakeRole = Literal["router", "agent", "user", "judge", "preflight", "other"]
+RESPONSE_FORMAT_ROLES: dict[str, FakeRole] = {
+    "crm_route": "router",
+    "crm_user_decision": "user",
+    "crm_judge": "judge",
+    "crm_preflight": "preflight",
+}
+Shape = Literal["json_schema", "json_object", "tools"]
+"""Request features a server may not support (``FakeLLM(refuses=...)``)."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +71,16 @@ class FakeRequest:
         return found
 
 
+def shapes_of(body: Mapping[str, Any]) -> set[Shape]:
+    """The request features of ``body`` a server may refuse."""
+    found: set[Shape] = {"tools"} if body.get("tools") else set()
+    response_format = body.get("response_format")
+    kind = response_format.get("type") if isinstance(response_format, dict) else None
+    if kind in ("json_schema", "json_object"):
+        found.add(kind)
+    return found
+
+
 def role_of(body: Mapping[str, Any]) -> FakeRole:
     response_format = body.get("response_format")
     if isinstance(response_format, dict):
@@ -68,6 +88,15 @@ def role_of(body: Mapping[str, Any]) -> FakeRole:
         if name in RESPONSE_FORMAT_ROLES:
             return RESPONSE_FORMAT_ROLES[name]
     messages = body.get("messages") or []
+    # Without a json_schema response format (a server that takes only json_object, or none), the
+    # schema's name is in the system prompt's instruction (models/llm.py, structured_request).
+    system = str(messages[0].get("content") or "") if messages and messages[0].get("role") == "system" else ""
+    for name, role in RESPONSE_FORMAT_ROLES.items():
+        if f"JSON schema ({name})" in system:
+            return role
+    tools = body.get("tools") or []
+    if tools and all((tool.get("function") or {}).get("name") == "ping" for tool in tools):
+        return "preflight"  # the preflight's tool-calling probe (models/preflight.py)
     if body.get("tools") or (messages and messages[0].get("role") == "system"):
         return "agent"
     return "other"
@@ -146,8 +175,14 @@ class FakeLLM:
         lifetime_s: float = 600.0,
         served: Sequence[str] | None = None,
         api_key: str | None = None,
+        refuses: Sequence[Shape] = (),
+        answers_probes: bool = True,
     ) -> None:
         self.responder = responder
+        self.refuses = frozenset(refuses)
+        """Features answered with a 500 (llama.cpp's server refuses ``json_schema`` so)."""
+        self.answers_probes = answers_probes
+        """Whether the preflight's probes get a healthy answer (False: the responder decides)."""
         self.served = list(served) if served is not None else None
         self.api_key = api_key
         self.unauthorised = 0
@@ -214,6 +249,13 @@ class FakeLLM:
         try:
             if self.latency_s:
                 time.sleep(self.latency_s)
+            refused = shapes_of(request.body) & self.refuses
+            if refused:
+                return HttpError(500, f"{', '.join(sorted(refused))} is not supported by this server")
+            if request.role == "preflight" and self.answers_probes:
+                # The preflight's probes get a healthy answer from any script: what a server
+                # refuses is said by `refuses`, as a real server's capabilities would.
+                return json_completion({"ok": True}, prompt_tokens=1, completion_tokens=1)
             return self.responder(request)
         finally:
             with self._lock:

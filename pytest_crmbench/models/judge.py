@@ -27,7 +27,7 @@ from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.grading import ReplyJudge
 from pytest_crmbench.grading.verdict import CheckVerdict
-from pytest_crmbench.models.llm import ModelClient, ModelConfig, json_schema_format, parse_json_object
+from pytest_crmbench.models.llm import ModelClient, ModelConfig, parse_json_object, structured_request
 
 PROMPT = """You grade the replies of a customer-service assistant against numbered criteria.
 
@@ -191,13 +191,14 @@ class LLMJudge:
     def judge(self, task: Task, evidence: Evidence, ledger: UsageLedger | None = None) -> list[CheckVerdict]:
         client = ModelClient(self.config, "judge", ledger)
         criteria = task.contract.reply_criteria
+        structured = structured_request(self.config.output_mode, "crm_judge", VERDICT_SCHEMA)
         messages: list[dict[str, Any]] = [
-            {"role": "system", "content": PROMPT},
+            {"role": "system", "content": structured.system(PROMPT)},
             {"role": "user", "content": judge_input(task, evidence)},
         ]
         problem = ""
         for _ in range(self.attempts):
-            completion = client.complete(messages, response_format=json_schema_format("crm_judge", VERDICT_SCHEMA))
+            completion = client.complete(messages, response_format=structured.response_format)
             heard = [m.content for m in evidence.messages if m.role == "user"]
             checks, problem = validate(completion.content, criteria, evidence.assistant_messages(), heard)
             if checks is not None:

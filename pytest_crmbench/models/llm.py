@@ -69,6 +69,14 @@ class Price:
         return prompt_tokens * self.input_per_token + completion_tokens * self.output_per_token
 
 
+OutputMode = Literal["json_schema", "json_object", "prompt"]
+"""How a role asks for structured output (issue 32 item 6): a strict JSON schema where the server
+takes one (OpenAI and most hosted providers); ``json_object`` with the schema in the prompt where
+it takes only that (llama.cpp's server refuses ``json_schema`` with a 500); else the prompt alone.
+Every answer is validated and asked again either way, so a weaker mode costs retries, not scores."""
+OUTPUT_MODES: tuple[OutputMode, ...] = ("json_schema", "json_object", "prompt")
+
+
 @dataclass(frozen=True)
 class ModelConfig:
     """How one role calls its model. Everything is passed per call; no litellm globals are set."""
@@ -84,6 +92,7 @@ class ModelConfig:
     prices: Mapping[str, Price] = field(default_factory=dict)
     transport: Transport = field(default_factory=lambda: Transport(), compare=False, repr=False)
     """Shared by every config of a session (see :class:`Transport`)."""
+    output_mode: OutputMode = "json_schema"
 
 
 DEFAULT_ROLE_MODEL = "gpt-5-mini"
@@ -108,6 +117,9 @@ class ModelSettings:
     backoff_s: float = 2.0
     prices: Mapping[str, Price] = field(default_factory=dict)
     transport: Transport = field(default_factory=lambda: Transport(), compare=False, repr=False)
+    output_modes: dict[Role, OutputMode] = field(default_factory=dict, compare=False)
+    """Per role, the structured-output form its server takes, as the preflight found it (filled in
+    place before the first task; under xdist sent to the workers); json_schema when not probed."""
 
     def model(self, role: Role) -> str | None:
         return {"agent": self.agent, "user": self.user, "judge": self.judge}[role]
@@ -136,6 +148,7 @@ class ModelSettings:
             backoff_s=self.backoff_s,
             prices=self.prices,
             transport=self.transport,
+            output_mode=self.output_modes.get(role, "json_schema"),
         )
 
 
@@ -567,6 +580,30 @@ def _completion(response: Any) -> Completion:
 def json_schema_format(name: str, schema: Mapping[str, Any]) -> dict[str, Any]:
     """A strict structured-output ``response_format``; the name also tells scripted servers the role."""
     return {"type": "json_schema", "json_schema": {"name": name, "schema": dict(schema), "strict": True}}
+
+
+@dataclass(frozen=True)
+class StructuredRequest:
+    """What a role adds to a request for a JSON answer of ``schema`` in one output mode."""
+
+    response_format: dict[str, Any] | None
+    instruction: str
+    """Appended to the system prompt (empty where the server enforces the schema itself)."""
+
+    def system(self, prompt: str) -> str:
+        return f"{prompt}\n\n{self.instruction}" if self.instruction else prompt
+
+
+def structured_request(mode: OutputMode, name: str, schema: Mapping[str, Any]) -> StructuredRequest:
+    """The request parts for ``mode``; the schema's name is in the instruction too, so a scripted
+    server tells the role without a ``json_schema`` response format."""
+    if mode == "json_schema":
+        return StructuredRequest(json_schema_format(name, schema), "")
+    instruction = (
+        f"Answer with exactly one JSON object and nothing else, matching this JSON schema ({name}):\n"
+        + json.dumps(schema, sort_keys=True)
+    )
+    return StructuredRequest({"type": "json_object"} if mode == "json_object" else None, instruction)
 
 
 def parse_json_object(text: str) -> dict[str, Any] | None:

@@ -9,12 +9,18 @@ first problem found for it:
 2. the provider's credential variables are set (litellm's own ``validate_environment``; skipped
    for a custom server, which may need no key);
 3. a custom server's ``GET /models`` lists the model (skipped when it has no listing);
-4. one request of one completion token is accepted. Only answers that retrying cannot change are
-   problems: a rejected credential (401/403), an unknown model (404), an unreachable server. A
-   rate limit, an outage or a 400 (the request was authenticated; one token may be too few for
-   a reasoning model) let the run start.
+4. requests are accepted. A provider's own API gets one request of one completion token. A custom
+   server gets the shapes its roles will really send (issue 32 item 6: a server that lists the
+   model may still refuse what the roles ask): the agent a request with a tool, and every role
+   that asks for JSON (the user simulator, the judge, the graph agent's router) a structured-output
+   request, ``json_schema`` first, then ``json_object``, then the prompt alone; the first form the
+   server takes is the role's output mode for the run (:data:`~pytest_crmbench.models.llm.OutputMode`).
+   Only answers that retrying cannot change are problems: a rejected credential (401/403), an
+   unknown model (404), an unreachable server, a server that takes no request of a role's shape.
+   A rate limit, an outage or a 400 from a provider's own API (the request was authenticated; one
+   token may be too few for a reasoning model) let the run start.
 
-Nothing here is retried and nothing is recorded as usage: the requests cost one token each.
+Nothing here is retried and nothing is recorded as usage: the requests cost a few tokens each.
 """
 
 from __future__ import annotations
@@ -30,7 +36,13 @@ from typing import Any
 
 from pytest_crmbench.core.evidence import Role
 from pytest_crmbench.core.redaction import redacted_text
-from pytest_crmbench.models.llm import ModelSettings, is_credential_problem
+from pytest_crmbench.models.llm import (
+    OUTPUT_MODES,
+    ModelSettings,
+    OutputMode,
+    is_credential_problem,
+    structured_request,
+)
 
 ROLE_OPTIONS: dict[Role, tuple[str, str]] = {
     "agent": ("--crm-model", "--crm-api-base"),
@@ -38,6 +50,26 @@ ROLE_OPTIONS: dict[Role, tuple[str, str]] = {
     "judge": ("--crm-judge-model", "--crm-judge-api-base"),
 }
 SKIP_HINT = "--crm-no-preflight skips this check"
+ASKS_FOR_JSON: frozenset[Role] = frozenset({"agent", "user", "judge"})
+"""Roles whose model is asked for JSON answers (the agent's: the graph agent's router)."""
+PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+    "additionalProperties": False,
+}
+PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "ping",
+        "description": "Answer a ping.",
+        "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
+    },
+}
+PROBE_TOKENS = 16
+"""Enough for a server to start a JSON answer or a tool call; a local server charges nothing."""
+REFUSED_SHAPE = frozenset({400, 415, 422, 500, 501})
+"""Statuses a custom server answers a request shape it does not support with (llama.cpp: 500)."""
 
 
 @dataclass(frozen=True)
@@ -69,19 +101,38 @@ def targets(settings: ModelSettings) -> list[Target]:
     return [Target(model, base, tuple(names)) for (model, base), names in found.items()]
 
 
-def preflight(settings: ModelSettings, *, timeout_s: float = 30.0) -> list[str]:
-    """One line per target with a problem (empty: every role can be called)."""
+@dataclass
+class Outcome:
+    """What the preflight found: one line per target with a problem (none: every role can be
+    called), and the output mode each probed role will use."""
+
+    problems: list[str]
+    modes: dict[Role, OutputMode]
+
+
+def preflight(settings: ModelSettings, *, timeout_s: float = 30.0) -> Outcome:
+    """Check every target; the modes found are for :attr:`ModelSettings.output_modes`."""
     found = targets(settings)
+    outcome = Outcome([], {})
     if not found:
-        return []
+        return outcome
     litellm = settings.transport.litellm()  # the session's: its offline environment is undone at session end
-    # One after the other, on this thread: at most three requests, and litellm builds its HTTP
-    # clients without a lock (concurrent first calls leak the sockets of all but one; llm.Transport).
-    problems = [check(litellm, settings, target, timeout_s) for target in found]
-    return [f"{target.describe()}: {problem}" for target, problem in zip(found, problems, strict=True) if problem]
+    # One after the other, on this thread: a few requests, and litellm builds its HTTP clients
+    # without a lock (concurrent first calls leak the sockets of all but one; llm.Transport).
+    for target in found:
+        problem = check(litellm, settings, target, timeout_s, outcome.modes)
+        if problem:
+            outcome.problems.append(f"{target.describe()}: {problem}")
+    return outcome
 
 
-def check(litellm: ModuleType, settings: ModelSettings, target: Target, timeout_s: float) -> str | None:
+def check(
+    litellm: ModuleType,
+    settings: ModelSettings,
+    target: Target,
+    timeout_s: float,
+    modes: dict[Role, OutputMode] | None = None,
+) -> str | None:
     provider = _provider(litellm, target)
     if provider is None:
         return "not a litellm model id: prefix it with its provider (openai/..., anthropic/..., hosted_vllm/...)"
@@ -89,11 +140,41 @@ def check(litellm: ModuleType, settings: ModelSettings, target: Target, timeout_
         missing = litellm.validate_environment(model=target.model).get("missing_keys") or []
         if missing:
             return f"missing credential: set {' and '.join(missing)} ({SKIP_HINT})"
-    else:
-        listed, problem = _listing(target, provider, timeout_s)
-        if listed:
-            return problem
-    return _request_problem(litellm, settings, target, provider, timeout_s)
+        return _request_problem(litellm, settings, target, provider, {})
+    listed, problem = _listing(target, provider, timeout_s)
+    if listed and problem:
+        return problem
+    return _shape_problems(litellm, settings, target, provider, {} if modes is None else modes)
+
+
+def _shape_problems(
+    litellm: ModuleType, settings: ModelSettings, target: Target, provider: str, modes: dict[Role, OutputMode]
+) -> str | None:
+    """A custom server against the requests its roles will send; the output mode of each."""
+    if "agent" in target.roles:
+        problem = _request_problem(litellm, settings, target, provider, {"tools": [PROBE_TOOL]}, shape=True)
+        if problem:
+            return f"{problem}; the agent needs a server that takes tool definitions"
+    mode: OutputMode | None = None
+    tried: list[str] = []
+    for candidate in OUTPUT_MODES:
+        structured = structured_request(candidate, "crm_preflight", PROBE_SCHEMA)
+        extra: dict[str, Any] = {"messages": [{"role": "system", "content": structured.system("Answer a ping.")}]}
+        if structured.response_format is not None:
+            extra["response_format"] = structured.response_format
+        problem = _request_problem(litellm, settings, target, provider, extra, shape=True)
+        if problem is None:
+            mode = candidate
+            break
+        if not problem.startswith(REFUSED_PREFIX):
+            return problem  # a credential, an unknown model, an unreachable server: no form helps
+        tried.append(f"{candidate}: {problem.removeprefix(REFUSED_PREFIX)}")
+    if mode is None:
+        return f"the server takes no request for a JSON answer ({'; '.join(tried)})"
+    for role in target.roles:
+        if role in ASKS_FOR_JSON:
+            modes[role] = mode
+    return None
 
 
 def _provider(litellm: ModuleType, target: Target) -> str | None:
@@ -150,18 +231,32 @@ def _rejected(provider: str, detail: str) -> str:
     return f"credential rejected ({detail}): check {credential_variable(provider)} ({SKIP_HINT})"
 
 
+REFUSED_PREFIX = "refused this request shape: "
+
+
 def _request_problem(
-    litellm: ModuleType, settings: ModelSettings, target: Target, provider: str, timeout_s: float
+    litellm: ModuleType,
+    settings: ModelSettings,
+    target: Target,
+    provider: str,
+    extra: dict[str, Any],
+    *,
+    shape: bool = False,
 ) -> str | None:
+    """The problem one request shows, if any. ``shape``: a custom server's probe of a request
+    shape, where a refusal of the shape (:data:`REFUSED_SHAPE`) is a problem too."""
     config = settings.config(target.roles[0])
     kwargs: dict[str, Any] = {
         "model": target.model,
         "messages": [{"role": "user", "content": "Reply with OK."}],
-        "max_tokens": 1,
+        "max_tokens": PROBE_TOKENS if shape else 1,
         "max_retries": 0,
         "timeout": config.timeout_s,
         "drop_params": True,
     }
+    if shape:
+        kwargs["messages"] = [*extra.pop("messages", []), {"role": "user", "content": "Ping."}]
+    kwargs.update(extra)
     if target.api_base:
         kwargs["api_base"] = target.api_base
         if not os.environ.get(credential_variable(provider)):
@@ -170,7 +265,11 @@ def _request_problem(
         # Not Transport.send: its first-call bookkeeping belongs to the run's own calls.
         litellm.completion(**kwargs)
     except Exception as exc:
-        return _request_failure(exc, target, provider)
+        problem = _request_failure(exc, target, provider)
+        status = getattr(exc, "status_code", None)
+        if problem is None and shape and status in REFUSED_SHAPE:
+            return REFUSED_PREFIX + redacted_text(f"HTTP {status}: {_first_line(str(exc))}", 200)
+        return problem
     return None
 
 

@@ -28,7 +28,7 @@ from pytest_crmbench.core.errors import InfraError
 from pytest_crmbench.core.evidence import Message
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.users import UserDecision
-from pytest_crmbench.models.llm import ModelClient, json_schema_format, parse_json_object
+from pytest_crmbench.models.llm import ModelClient, parse_json_object, structured_request
 
 PROMPT = """You are playing a customer in a conversation with a customer-service assistant. \
 Stay in character; the assistant is the other party.
@@ -127,7 +127,9 @@ class LLMUser:
         return self._decide(conversation)
 
     def _decide(self, conversation: Sequence[Message]) -> UserDecision:
-        messages: list[dict[str, Any]] = [{"role": "system", "content": PROMPT.format(instruction=self._instruction)}]
+        structured = structured_request(self._client.config.output_mode, "crm_user_decision", DECISION_SCHEMA)
+        system = structured.system(PROMPT.format(instruction=self._instruction))
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
         # Flipped roles: the assistant's words are what this model is told; its own are its replies.
         messages.extend(
             {"role": "user" if m.role == "assistant" else "assistant", "content": m.content} for m in conversation
@@ -136,9 +138,7 @@ class LLMUser:
             messages.append({"role": "user", "content": "(The conversation starts. Write your first message.)"})
         problem = ""
         for _ in range(self._attempts):
-            completion = self._client.complete(
-                messages, response_format=json_schema_format("crm_user_decision", DECISION_SCHEMA)
-            )
+            completion = self._client.complete(messages, response_format=structured.response_format)
             decision, problem = self.validate(completion.content, conversation)
             if decision is not None:
                 return decision

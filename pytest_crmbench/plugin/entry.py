@@ -25,8 +25,9 @@ from pytest_crmbench.plugin.runoptions import record_settings_key, resolve_recor
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
 from pytest_crmbench.plugin.warnpolicy import collect_at_exit
-from pytest_crmbench.reference.catalog import load_factory
+from pytest_crmbench.reference.catalog import BUILTIN_AGENTS, load_factory
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits
+from pytest_crmbench.run.isolation import IsolatedAgent, probe_factory
 from pytest_crmbench.run.settings import RunSettings
 
 
@@ -45,7 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[registered_markers_key] = set()
     options.configure(config)
     config.pluginmanager.register(fixtures, "crmbench-fixtures")
-    config.pluginmanager.register(DefaultAgentHook(), "crmbench-default-agent")
+    config.pluginmanager.register(DefaultAgentHook(settings.agent_inprocess), "crmbench-default-agent")
     config.pluginmanager.register(ForgetFinished(), "crmbench-forget")
     record_settings = resolve_record_settings(config, settings)
     config.stash[record_settings_key] = record_settings
@@ -70,7 +71,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{difficulty}: crmbench task difficulty")
     if config.option.markers:
         list_task_markers(config)
-    check_agent_name(config, settings.agent)
+    check_agent_name(config, settings)
     if option_value(config, "crm_suite") and config.args_source != pytest.Config.ArgsSource.ARGS:
         # No paths given: collect the shipped tasks (not the current directory's files).
         config.args[:] = [str(settings.content_root / "tasks")]
@@ -105,6 +106,7 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         max_user_turns=required_value(config, "crm_max_turns"),
         max_react_iterations=required_value(config, "crm_max_iterations"),
         task_timeout_s=required_value(config, "crm_timeout"),
+        max_tool_calls=required_value(config, "crm_max_tool_calls"),
     )
     root = content_root(config)
     chosen = options.resolve(config, option_value(config, "crm_agent"), root)
@@ -113,6 +115,7 @@ def resolve_settings(config: pytest.Config) -> RunSettings:
         models=chosen.models,
         graph_dirs=chosen.graph_dirs,
         concurrency=chosen.concurrency,
+        agent_inprocess=bool(option_value(config, "crm_agent_inprocess")),
         base_seed=required_value(config, "crm_seed"),
         limits=limits,
         trials=required_value(config, "crm_trials"),
@@ -144,10 +147,21 @@ def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def check_agent_name(config: pytest.Config, name: str) -> None:
-    """Fail fast on an agent no implementation can build (rather than once per item)."""
+def check_agent_name(config: pytest.Config, settings: RunSettings) -> None:
+    """Fail fast on an agent no implementation can build (rather than once per item).
+
+    An isolated agent's module is imported in a child process, never in this one (issue 30): its
+    import runs the agent's code."""
+    name = settings.agent
     if len(config.pluginmanager.hook.pytest_crmbench_make_agent.get_hookimpls()) > 1:
         return  # a conftest or plugin may know the name
+    if settings.isolated and ":" in name:
+        if is_worker(config):
+            return  # the controller checked it
+        problem = probe_factory(name)
+        if problem is not None:
+            raise pytest.UsageError(f"--crm-agent: {problem}")
+        return
     try:
         load_factory(name)
     except CrmbenchError as exc:
@@ -160,8 +174,24 @@ def is_task_file(config: pytest.Config, path: Path) -> bool:
 
 
 class DefaultAgentHook:
-    """The built-in agents; registered as a plugin so conftest implementations run first."""
+    """The built-in agents; registered as a plugin so conftest implementations run first.
+
+    A ``package.module:factory`` agent is built and run in its own process (issue 30), unless
+    ``--crm-agent-inprocess`` asked for this one."""
+
+    def __init__(self, inprocess: bool = False) -> None:
+        self.inprocess = inprocess
 
     @pytest.hookimpl(trylast=True)
     def pytest_crmbench_make_agent(self, name: str, context: AgentContext) -> Agent:
+        if name not in BUILTIN_AGENTS and not self.inprocess:
+            load_factory_name_checked(name)
+            return IsolatedAgent(name, context)
         return load_factory(name)(context)
+
+
+def load_factory_name_checked(name: str) -> None:
+    """A ``package.module:factory`` name's shape, checked without importing anything."""
+    module_name, sep, attr = name.partition(":")
+    if not sep or not module_name or not attr:
+        load_factory(name)  # raises the usual AgentConfigError

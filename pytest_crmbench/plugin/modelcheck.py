@@ -11,12 +11,16 @@ ahead of the workers.
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
-from pytest_crmbench.models.preflight import format_problems, preflight
+from pytest_crmbench.models.preflight import Outcome, format_problems, preflight
 from pytest_crmbench.run.settings import RunSettings
+
+OUTPUT_MODES_INPUT = "crmbench_output_modes"
+"""``workerinput`` key: the output modes the controller's preflight found (workers probe nothing)."""
 
 
 class Preflight:
@@ -26,7 +30,8 @@ class Preflight:
         self.settings = settings
         self.distributed = distributed
         self._thread: threading.Thread | None = None
-        self._outcome: list[str] | Exception | None = None
+        self._outcome: Outcome | Exception | None = None
+        self.config: pytest.Config | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -34,6 +39,7 @@ class Preflight:
         # collection or later), so no episode has started yet.
         if session.config.option.collectonly:
             return
+        self.config = session.config
         if self.distributed:
             self._run()
             self._raise()
@@ -66,11 +72,24 @@ class Preflight:
         self._thread = None
         self._raise()
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[OUTPUT_MODES_INPUT] = dict(self.settings.models.output_modes)
+
     def _raise(self) -> None:
         outcome, self._outcome = self._outcome, None
         if isinstance(outcome, CrmbenchError):
             raise pytest.UsageError(str(outcome))
         if isinstance(outcome, Exception):
             raise outcome
-        if outcome:
-            raise pytest.UsageError(format_problems(outcome))
+        if outcome is None:
+            return
+        if outcome.problems:
+            raise pytest.UsageError(format_problems(outcome.problems))
+        # In place, before any episode: every config the run builds from here on asks in these forms.
+        self.settings.models.output_modes.update(outcome.modes)
+        recorder = self.config.pluginmanager.get_plugin("crmbench-recorder") if self.config else None
+        manifest = getattr(recorder, "manifest", None)
+        if isinstance(manifest, dict):
+            # Beside the resume fingerprint's `models`, not in it: found anew by every session.
+            manifest["output_modes"] = dict(outcome.modes)

@@ -22,6 +22,7 @@ from pytest_crmbench.models.llm import (
     litellm_installed,
     load_price_table,
 )
+from pytest_crmbench.plugin.modelcheck import OUTPUT_MODES_INPUT
 from pytest_crmbench.plugin.optiontable import NO_JUDGE, SCRIPTED_USER
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.reference.catalog import BUILTIN_AGENTS, MODEL_AGENTS
@@ -71,6 +72,8 @@ def resolve(config: pytest.Config, agent: str | None, content_root: Path) -> Mod
         retries=max(0, required_value(config, "crm_retries")),
         backoff_s=required_value(config, "crm_retry_backoff"),
         prices=prices,
+        # An xdist worker uses what the controller's preflight found (plugin/modelcheck.py).
+        output_modes=dict(getattr(config, "workerinput", {}).get(OUTPUT_MODES_INPUT, {})),
     )
     if (settings.agent or settings.user or settings.judge) and not litellm_installed():
         raise pytest.UsageError(MISSING_LITELLM)  # one line, not a traceback per task (issue 12)

@@ -128,6 +128,14 @@ OPTIONS: tuple[Option, ...] = (
         metavar="NAME",
     ),
     Option(
+        "crm_agent_inprocess",
+        "Run a package.module:factory agent inside pytest's process instead of its own (for debugging with"
+        " breakpoints): such a run is not gate-worthy, and the gates refuse it.",
+        switch=True,
+        ini="bool",
+        default=False,
+    ),
+    Option(
         "crm_suite",
         "Run the benchmark shipped inside the installed crmbench package (its tasks, environments and"
         " graphs) instead of the project's tasks/, envs/ and agents/: for a model team's CI without a"
@@ -142,6 +150,14 @@ OPTIONS: tuple[Option, ...] = (
     Option("crm_trials", "Run every selected task K times. Default 1.", positive_int, "K", "1"),
     Option("crm_max_turns", "End an episode after N user turns (a failure). Default 30.", positive_int, "N", "30"),
     Option("crm_max_iterations", "ReAct iterations per turn for model agents. Default 10.", positive_int, "N", "10"),
+    Option(
+        "crm_max_tool_calls",
+        "Tool calls per user turn; later calls of the turn are refused with an error the model reads, and"
+        " at twice N the episode ends as agent_error. Default 200.",
+        positive_int,
+        "N",
+        "200",
+    ),
     Option(
         "crm_timeout",
         "Per-task wall-clock limit in seconds (a failure). Default 1200.",

@@ -26,7 +26,19 @@ def system_name(settings: RunSettings) -> str:
     The agent is part of it: the graph and the flat agent on one model are two systems (issue 32),
     not two rounds of one."""
     model = model_of(settings)
-    return f"{settings.agent}/{model}" if model else settings.agent
+    name = f"{settings.agent}/{model}" if model else settings.agent
+    return name if settings.gate_worthy else f"{name} {IN_PROCESS_MARK}"
+
+
+IN_PROCESS_MARK = "(in-process, not gate-worthy)"
+"""How a leaderboard names a system whose agent ran in pytest's process (issue 30)."""
+
+
+def agent_process(settings: RunSettings) -> str:
+    """Where the agent ran: ``isolated`` (its own process), ``in-process`` (opted in), ``built-in``."""
+    if settings.isolated:
+        return "isolated"
+    return "in-process" if not settings.gate_worthy else "built-in"
 
 
 def models(settings: RunSettings) -> dict[str, Any]:
@@ -75,6 +87,8 @@ def build_manifest(
             **({"error": problem} if problem else {}),
         },
         "agent": settings.agent,
+        "agent_process": agent_process(settings),
+        "gate_worthy": settings.gate_worthy,
         "models": ids,
         "sampling": jsonable(sampling(settings)),
         "execution": execution(settings),

@@ -60,4 +60,16 @@ def resolve_record_settings(config: pytest.Config, settings: RunSettings) -> Rec
         raise pytest.UsageError(score_gate_refusal("--crm-fail-under"))
     if is_selftest(settings) and gates.compare is not None:
         raise pytest.UsageError(score_gate_refusal("--crm-compare"))
+    if gates.active and not settings.gate_worthy:
+        flag = (
+            "--crm-fail-under"
+            if gates.fail_under is not None
+            else "--crm-compare"
+            if gates.compare
+            else "--crm-max-infra"
+        )
+        raise pytest.UsageError(
+            f"{flag}: an agent run in pytest's process (--crm-agent-inprocess) is not gate-worthy; drop"
+            " --crm-agent-inprocess to gate the run"
+        )
     return RecordSettings(run_dir=run_dir, resume=resume, gates=gates, html=option_value(config, "crm_html") != "no")

@@ -11,6 +11,7 @@ import pytest
 
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.results.gates import not_gate_worthy
 from pytest_crmbench.results.records import ResultRecord
 from pytest_crmbench.results.rundir import RunDirError, SavedRun, load_run
 from pytest_crmbench.results.runset import finished
@@ -43,6 +44,9 @@ def verify(saved: SavedRun, option: str, task_set: RunTasks | None, envs: Enviro
 def baseline(path: Path, task_set: RunTasks | None, envs: Environments) -> list[ResultRecord]:
     """The records of ``--crm-compare``'s run: verified and finished."""
     saved = load(path, "--crm-compare")
+    refusal = not_gate_worthy(saved.manifest)
+    if refusal is not None:
+        raise pytest.UsageError(f"--crm-compare: {saved.path}: {refusal}")
     verify(saved, "--crm-compare", task_set, envs)
     if not finished(saved):
         raise pytest.UsageError(f"--crm-compare: {saved.path} did not finish; complete it with --crm-resume first")

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from pytest_crmbench.core.evidence import Message
-from pytest_crmbench.models.llm import ModelClient, json_schema_format, parse_json_object
+from pytest_crmbench.models.llm import ModelClient, parse_json_object, structured_request
 from pytest_crmbench.reference.graph import FALLBACK_NODE, REFUSAL_LABELS, CapabilityGraph
 
 PROMPT = """You are the router of a customer-service assistant ({domain}). Read the conversation \
@@ -45,13 +45,12 @@ class Router:
 
     def route(self, conversation: Sequence[Message], deadline: float | None = None) -> tuple[str, str | None]:
         """``(label, detail)``; ``detail`` notes retries and the fallback."""
-        messages: list[dict[str, Any]] = [{"role": "system", "content": self._system}]
+        structured = structured_request(self._client.config.output_mode, "crm_route", self._schema)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": structured.system(self._system)}]
         messages.extend({"role": m.role, "content": m.content} for m in conversation)
         answers: list[str] = []
         for _ in range(self._attempts):
-            completion = self._client.complete(
-                messages, response_format=json_schema_format("crm_route", self._schema), deadline=deadline
-            )
+            completion = self._client.complete(messages, response_format=structured.response_format, deadline=deadline)
             data = parse_json_object(completion.content)
             label = data.get("node") if data else None
             if isinstance(label, str) and label in self.labels:

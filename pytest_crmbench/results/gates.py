@@ -12,10 +12,11 @@ would fail (issue 11 item 1). A run in which nothing was scored never passes a g
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from pytest_crmbench.results import paired, stats
 from pytest_crmbench.results.records import ResultRecord
@@ -50,6 +51,16 @@ class GateVerdict:
     @property
     def passed(self) -> bool:
         return not self.failures
+
+
+def not_gate_worthy(manifest: Mapping[str, Any]) -> str | None:
+    """Why a saved run may not be gated (None: it may): its agent ran in pytest's process."""
+    if manifest.get("gate_worthy") is False:
+        return (
+            f"{manifest.get('agent')} ran in pytest's process (--crm-agent-inprocess), where it could reach"
+            " everything: the run is not gate-worthy; run it again without --crm-agent-inprocess"
+        )
+    return None
 
 
 def check_fraction(value: float, name: str = "fail-under") -> float:

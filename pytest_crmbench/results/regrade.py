@@ -149,6 +149,17 @@ def regrade_entry(
     entry: Mapping[str, Any], tasks: Mapping[str, Task], environments: dict[str, type[ToolEnvironment]]
 ) -> Regraded:
     try:
+        return _regrade_entry(entry, tasks, environments)
+    except RecursionError:
+        raise CrmbenchError("not a trajectory: nested too deeply") from None
+    except ValueError as exc:  # a number too long to convert, say (ValidationError is handled below)
+        raise CrmbenchError(f"not a trajectory: {str(exc).splitlines()[0][:200]}") from None
+
+
+def _regrade_entry(
+    entry: Mapping[str, Any], tasks: Mapping[str, Task], environments: dict[str, type[ToolEnvironment]]
+) -> Regraded:
+    try:
         evidence = Evidence.model_validate(entry.get("evidence", entry))
     except ValidationError as exc:
         raise CrmbenchError(f"not a trajectory: {exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
@@ -179,11 +190,18 @@ def trajectories(path: Path) -> Iterator[dict[str, Any]]:
     try:
         data = json.loads(text)
         items = data if isinstance(data, list) else [data]
+    except RecursionError:
+        raise CrmbenchError(f"{path}: not a trajectory: nested too deeply") from None
     except json.JSONDecodeError:
         try:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as exc:
-            raise CrmbenchError(f"{path}: neither JSON nor JSON Lines: {exc}") from None
+        except (ValueError, RecursionError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc).splitlines()[0][:200]
+            raise CrmbenchError(f"{path}: neither JSON nor JSON Lines: {reason}") from None
+    except ValueError as exc:  # a 10,000-digit integer
+        raise CrmbenchError(f"{path}: not a trajectory: {str(exc).splitlines()[0][:200]}") from None
+    if not items:
+        raise CrmbenchError(f"{path}: no trajectory in it")
     for item in items:
         if not isinstance(item, dict):
             raise CrmbenchError(f"{path}: expected trajectory objects, found {type(item).__name__}")
@@ -196,7 +214,17 @@ def regrade(path: Path, tasks_dir: Path, envs_dir: Path) -> list[Regraded]:
     if not task_set.tasks:
         raise CrmbenchError(f"no task files in {tasks_dir}")
     environments = discover([envs_dir])
-    return [regrade_entry(entry, task_set.tasks, environments) for entry in trajectories(path)]
+    results = []
+    for entry in trajectories(path):
+        try:
+            result = regrade_entry(entry, task_set.tasks, environments)
+        except CrmbenchError as exc:
+            raise CrmbenchError(f"{path}: {exc}") from None
+        if not path.is_dir() and result.record.outcome == "error":
+            # A trajectory written outside pytest for a task this task set does not have: an error.
+            raise CrmbenchError(f"{path}: {result.record.error}")
+        results.append(result)
+    return results
 
 
 def summary_lines(results: Sequence[Regraded]) -> list[str]:

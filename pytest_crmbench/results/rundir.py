@@ -303,6 +303,12 @@ def read_records(path: Path) -> list[ResultRecord]:
     return list(latest.values())
 
 
+def _too_much(exc: BaseException) -> str:
+    if isinstance(exc, RecursionError):
+        return "nested too deeply"
+    return str(exc).splitlines()[0][:200]
+
+
 def load_run(path: Path) -> SavedRun:
     return SavedRun(path=path, manifest=read_manifest(path), records=read_records(path))
 
@@ -320,6 +326,8 @@ def read_traces(path: Path) -> Iterator[dict[str, Any]]:
                 if last:
                     break  # truncated by a kill
                 raise RunDirError(f"{file}:{number}: invalid JSON") from None
+            except (ValueError, RecursionError) as exc:  # a 10,000-digit number, nesting 100,000 deep
+                raise RunDirError(f"{file}:{number}: unreadable trace entry: {_too_much(exc)}") from None
             yield entry
 
 

@@ -14,7 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from pytest_crmbench.core.errors import AgentAbort, AgentError, HarnessError, InfraError, format_traceback
+from pytest_crmbench.core.errors import (
+    AgentAbort,
+    AgentError,
+    AgentTimedOut,
+    HarnessError,
+    InfraError,
+    format_traceback,
+)
 from pytest_crmbench.core.evidence import Evidence, Message, Termination
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
@@ -39,6 +46,9 @@ class Limits:
     max_user_turns: int = 30
     max_react_iterations: int = 10
     task_timeout_s: float = 1200.0
+    max_tool_calls: int = 200
+    """Tool calls per user turn (``--crm-max-tool-calls``): later calls of the turn are refused
+    with a ``tool_call_limit`` error, recorded; at twice the limit the episode ends as ``agent_error``."""
 
 
 class Agent(Protocol):
@@ -93,6 +103,14 @@ def policy_of(environment: type[ToolEnvironment]) -> str:
 AgentFactory = Callable[[AgentContext], Agent]
 
 
+class EndsEpisode:
+    """An agent stand-in that has the last word at the end of an episode (the isolated agent's
+    process, :mod:`.isolation`): :meth:`end_episode` may still find the agent at fault."""
+
+    def end_episode(self) -> None:
+        """Called once the conversation is over, before the evidence is frozen; raises AgentError."""
+
+
 def run_episode(
     task: Task,
     env: ToolEnvironment,
@@ -115,15 +133,19 @@ def run_episode(
     the warnings the agent's code issued (counted there, never raised: :mod:`.agentcode`).
     """
     ledger = usage if usage is not None else UsageLedger()
-    referee = Referee(env)
+    referee = Referee(env, max_tool_calls=limits.max_tool_calls)
     messages: list[Message] = []
     deadline = clock() + limits.task_timeout_s
     try:
         termination = _converse(referee, agent, user, messages, limits, deadline, clock, ledger)
+        if isinstance(agent, EndsEpisode):
+            agent.end_episode()
     except InfraError as exc:
         termination = Termination(reason="infra", detail=str(exc))
     except AgentAbort as exc:
         termination = Termination(reason="agent_abort", detail=str(exc))
+    except AgentTimedOut as exc:
+        termination = Termination(reason="timeout", detail=str(exc))
     except AgentError as exc:
         termination = Termination(reason="agent_error", detail=_with_traceback(str(exc), exc.traceback))
     except HarnessError as exc:
@@ -186,6 +208,8 @@ def _converse(
 
 
 _PASSED_THROUGH = (InfraError, AgentAbort, AgentError, HarnessError, EpisodeTampered)
+"""What an in-process agent's ``respond`` may raise with its own meaning. An isolated agent's
+stand-in (:mod:`.isolation`) raises only AgentError, AgentTimedOut and AgentAbort for the agent."""
 
 
 def _agent_replies(agent: Agent, conversation: tuple[Message, ...], tools: ToolBox, ledger: UsageLedger) -> str:

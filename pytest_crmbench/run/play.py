@@ -13,6 +13,7 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import ReplyJudge, grade
 from pytest_crmbench.grading.verdict import TaskVerdict
 from pytest_crmbench.run.episode import Agent, run_episode
+from pytest_crmbench.run.isolation import IsolatedAgent
 from pytest_crmbench.run.settings import RunSettings
 
 
@@ -39,9 +40,15 @@ def play(
 ) -> Played:
     """Episode + grading of one item: what every task item does, inline or ahead of time."""
     started = time.monotonic()
-    evidence = run_episode(
-        task, env, agent, user, agent_name=agent_name, limits=settings.limits, trial=trial, usage=usage
-    )
+    try:
+        evidence = run_episode(
+            task, env, agent, user, agent_name=agent_name, limits=settings.limits, trial=trial, usage=usage
+        )
+    finally:
+        if isinstance(agent, IsolatedAgent):
+            agent.close()  # the episode is over: so is the agent's process
+    if isinstance(agent, IsolatedAgent) and agent.name:
+        evidence = evidence.model_copy(update={"agent": agent.name})  # its own name, as in-process
     latency_s = time.monotonic() - started
     verdict = grade(task, evidence, judge)
     verdict.judge_usage = usage.get("judge")

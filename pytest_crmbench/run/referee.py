@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from pytest_crmbench.core.errors import CrmbenchError, HarnessError
+from pytest_crmbench.core.errors import AgentError, CrmbenchError, HarnessError
 from pytest_crmbench.core.evidence import RoutingDecision, Termination, ToolCall
 from pytest_crmbench.env.environment import ToolEnvironment, clone
 
@@ -56,8 +56,13 @@ class _World:
 class Referee:
     """Owns one episode's environment, tool trace and routing log."""
 
-    def __init__(self, env: ToolEnvironment) -> None:
+    def __init__(self, env: ToolEnvironment, *, max_tool_calls: int = 200) -> None:
         self._env = env
+        self.max_tool_calls = max_tool_calls
+        """Tool calls per user turn; later calls of the turn are refused (recorded, not run)."""
+        self._per_turn: dict[int, int] = {}
+        self.overrun: str | None = None
+        """Why the agent's episode ended at twice the tool-call limit (it ignored the refusals)."""
         self.calls: list[ToolCall] = []
         self.routing: list[RoutingDecision] = []
         self.initial_state: dict[str, Any] = env.initial_state_copy()
@@ -92,9 +97,26 @@ class Referee:
         self.check(f"before tool call #{len(self.calls)}")
         if self.tampering is not None:
             raise EpisodeTampered(self.tampering)
+        made = self._per_turn.get(turn, 0)
+        self._per_turn[turn] = made + 1
+        if made >= 2 * self.max_tool_calls:
+            self.overrun = (
+                f"the agent made {made + 1} tool calls in turn {turn}, twice the limit of {self.max_tool_calls}"
+                " (--crm-max-tool-calls) after its calls were refused"
+            )
+            raise AgentError(self.overrun)
+        refused = None
+        if made >= self.max_tool_calls:
+            refused = {
+                "type": "tool_call_limit",
+                "message": f"Tool call limit reached: at most {self.max_tool_calls} tool calls per user turn."
+                " This call was not run; answer the user now.",
+            }
         # The referee's copy of the world is the write's rollback snapshot: verified equal above,
         # so the environment need not copy the state a second time.
-        call = self._env.call(name, arguments, turn=turn, node=node, exposed=exposed, state_copy=self._world.state)
+        call = self._env.call(
+            name, arguments, turn=turn, node=node, exposed=exposed, state_copy=self._world.state, refused=refused
+        )
         self.calls.append(_copy(call))
         self._world = _World(self._env, self._world.state)
         if call.status == "error" and (call.error or {}).get("type") == "internal_error":
@@ -135,6 +157,8 @@ class Referee:
             error = self.crash.error or {}
             detail = f"tool {self.crash.name} crashed: {error.get('message')}\n{error.get('traceback', '')}".rstrip()
             return Termination(reason="harness_error", detail=detail)
+        if self.overrun is not None:
+            return Termination(reason="agent_error", detail=self.overrun)
         return termination
 
 

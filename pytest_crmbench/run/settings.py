@@ -27,3 +27,20 @@ class RunSettings:
     models: ModelSettings = field(default_factory=ModelSettings)
     graph_dirs: tuple[Path, ...] = ()
     concurrency: int = 1
+    agent_inprocess: bool = False
+    """``--crm-agent-inprocess``: a ``package.module:factory`` agent runs in this process (not gate-worthy)."""
+
+    @property
+    def isolated(self) -> bool:
+        """Whether the agent runs in its own process: every agent but the built-in ones, unless opted out."""
+        from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
+
+        return self.agent not in BUILTIN_AGENTS and not self.agent_inprocess
+
+    @property
+    def gate_worthy(self) -> bool:
+        """False when an agent under evaluation ran in pytest's process (``--crm-agent-inprocess``):
+        it could reach everything there, so no gate may trust the run (issue 30)."""
+        from pytest_crmbench.reference.catalog import BUILTIN_AGENTS
+
+        return self.agent in BUILTIN_AGENTS or not self.agent_inprocess

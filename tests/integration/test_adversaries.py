@@ -1,7 +1,10 @@
 """The adversaries of issue 11 through pytest, the run directory and ``crmbench grade``.
 
 Each once scored more than it deserved; here each plays the mini tasks as an agent under evaluation
-(``--crm-agent=tests.adversaries:make_...``), then its saved trajectories are re-graded.
+(``--crm-agent=tests.adversaries:make_...``), then its saved trajectories are re-graded. Isolated
+(the default, issue 30) an adversary that reaches for the harness finds nothing to reach: it
+fails as ``agent_error``. In-process (``--crm-agent-inprocess``, for debugging) the referee still
+detects what it does.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ GOLD: Outcomes = {
     "mini_refusal_close_01": ("not_judged", "user_stop"),
     "mini_override_01": ("success", "user_stop"),
 }
-EXPECTED: dict[str, Outcomes] = {
+INPROCESS: dict[str, Outcomes] = {
     # The context carries no gold path: building the agent fails, and so does every task.
     "make_gold_from_context": dict.fromkeys(MINI_IDS, AGENT_ERROR),
     # Wherever the gold path does something, the overwritten world is noticed. The refusal task's
@@ -36,6 +39,16 @@ EXPECTED: dict[str, Outcomes] = {
     "make_fake_state": {**dict.fromkeys(MINI_IDS, TAMPERED), "mini_refusal_close_01": GOLD["mini_refusal_close_01"]},
     # Raising on the medium and hard tasks fails them: the crash stays in the denominator.
     "make_crash_on_hard": {**GOLD, "mini_transfer_retry_01": AGENT_ERROR, "mini_checkout_chain_01": AGENT_ERROR},
+}
+
+
+EXPECTED: dict[str, Outcomes] = {
+    # Isolated, an agent reaches nothing of the harness: looking for the environment is its error.
+    **dict.fromkeys(
+        ["make_gold_from_context", "make_private_copy", "make_forbidden_then_erase", "make_fake_state"],
+        dict.fromkeys(MINI_IDS, AGENT_ERROR),
+    ),
+    "make_crash_on_hard": INPROCESS["make_crash_on_hard"],
 }
 
 
@@ -51,14 +64,17 @@ def regraded(project: CrmProject, capsys: pytest.CaptureFixture[str]) -> Outcome
     return {line["task_id"]: (line["outcome"], line["termination"]) for line in lines}
 
 
+@pytest.mark.parametrize("inprocess", [False, True], ids=["isolated", "inprocess"])
 @pytest.mark.parametrize("factory", sorted(EXPECTED))
 def test_each_adversary_scores_what_it_deserves(
-    mini_project: CrmProject, capsys: pytest.CaptureFixture[str], factory: str
+    mini_project: CrmProject, capsys: pytest.CaptureFixture[str], factory: str, inprocess: bool
 ) -> None:
-    result = mini_project.run(f"--crm-agent=tests.adversaries:{factory}", "--crm-run-dir=out")
-    assert saved(mini_project) == EXPECTED[factory]
-    assert regraded(mini_project, capsys) == EXPECTED[factory]
-    tampered = sum(termination == "tampered" for _, termination in EXPECTED[factory].values())
+    options = ["--crm-agent-inprocess"] if inprocess else []
+    result = mini_project.run(f"--crm-agent=tests.adversaries:{factory}", "--crm-run-dir=out", *options)
+    expected = (INPROCESS if inprocess else EXPECTED)[factory]
+    assert saved(mini_project) == expected
+    assert regraded(mini_project, capsys) == expected
+    tampered = sum(termination == "tampered" for _, termination in expected.values())
     if tampered:  # flagged, not only counted
         result.stdout.fnmatch_lines(
             [f"6 task(s): * failure ({tampered} tampered), *", f"(T) *: {tampered} result(s) ended as tampered*"]

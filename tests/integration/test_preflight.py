@@ -3,16 +3,18 @@ line per problem, before any task; 401/403 are never retried; litellm missing is
 
 from __future__ import annotations
 
+import json
 import shutil
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_crmbench.core.loader import load_task_file
-from pytest_crmbench.models.fakellm import FakeLLM
+from pytest_crmbench.models.fakellm import FakeLLM, HttpError
 from pytest_crmbench.models.llm import litellm_module
 from tests.integration.helpers import CrmProject
 from tests.llm_script import PAYMENTS_SCENARIOS, Script
@@ -118,11 +120,10 @@ def test_the_readme_local_server_example_sends_the_simulator_and_judge_to_their_
     )
 
 
-def test_a_healthy_setup_passes_the_preflight_with_one_request_per_model(
+def test_a_healthy_setup_passes_the_preflight_with_each_roles_own_request_shapes(
     payments: CrmProject, locked_server: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", RIGHT_KEY)
-    locked_server.served = None  # no listing: the one-token request decides
     result = payments.run(
         "--crm-model=openai/agent-model",
         "--crm-user-model=openai/user-model",
@@ -132,11 +133,14 @@ def test_a_healthy_setup_passes_the_preflight_with_one_request_per_model(
         "payments_transfer_insufficient_then_retry_01",
     )
     result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
-    pings = [r for r in locked_server.requests if r.role == "other"]
-    assert [r.body["model"] for r in pings] == ["agent-model", "user-model"] or sorted(
-        r.body["model"] for r in pings
-    ) == ["agent-model", "user-model"]
-    assert all(r.body["max_tokens"] == 1 for r in pings)
+    probes = [r for r in locked_server.requests if r.role == "preflight"]
+    # A server that lists the model still gets the requests its roles will make (issue 32 item 6):
+    # the agent a tool-calling probe and a structured one; the user and judge (one model) one.
+    shapes = sorted(
+        (r.body["model"], "tools" if r.body.get("tools") else r.body["response_format"]["type"]) for r in probes
+    )
+    assert shapes == [("agent-model", "json_schema"), ("agent-model", "tools"), ("user-model", "json_schema")]
+    assert all(r.body["max_tokens"] <= 16 for r in probes)
 
 
 def test_without_the_preflight_a_401_is_an_infra_error_never_retried(
@@ -167,3 +171,63 @@ def test_a_model_run_without_litellm_is_one_line(payments: CrmProject, monkeypat
     )
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
     assert "ModuleNotFoundError" not in result.stderr.str() + result.stdout.str()
+
+
+# -- issue 32 item 6: servers without every request feature ----------------------------------------
+
+ONE_TASK = "payments_transfer_insufficient_then_retry_01"
+
+
+def all_roles_on(server: FakeLLM) -> list[str]:
+    return ["--crm-model=openai/m", "--crm-user-model=openai/m", "--crm-judge-model=openai/m", *on(server)]
+
+
+@pytest.mark.parametrize(
+    ("refuses", "mode"), [(("json_schema",), "json_object"), (("json_schema", "json_object"), "prompt")]
+)
+def test_a_server_without_json_schema_gets_the_form_it_takes_and_the_episodes_run(
+    payments: CrmProject, refuses: tuple[Any, ...], mode: str
+) -> None:
+    # llama.cpp's server answers response_format json_schema with a 500; before, every episode
+    # ended infra after minutes of retries while the preflight was green.
+    with FakeLLM(Script(PAYMENTS_SCENARIOS), served=["m"], refuses=refuses) as server:
+        result = payments.run(*all_roles_on(server), "--crm-run-dir=run", "-k", ONE_TASK)
+        asked = [r for r in server.requests if r.role in ("user", "judge", "router")]
+    result.assert_outcomes(passed=1, deselected=PAYMENTS_TASKS - 1)
+    assert {r.role for r in asked} == {"user", "judge", "router"}
+    formats = {(r.body.get("response_format") or {}).get("type") for r in asked}
+    assert formats == ({"json_object"} if mode == "json_object" else {None})
+    assert all("JSON schema (crm_" in str(r.messages[0]["content"]) for r in asked)  # the schema, in words
+    manifest = json.loads((payments.path / "run" / "manifest.json").read_text())
+    assert manifest["output_modes"] == {"agent": mode, "user": mode, "judge": mode}
+
+
+def test_the_forms_found_reach_the_xdist_workers(payments: CrmProject) -> None:
+    with FakeLLM(Script(PAYMENTS_SCENARIOS), served=["m"], refuses=("json_schema",)) as server:
+        result = payments.run(*all_roles_on(server), "-n", "2", "-k", ONE_TASK)
+        user_formats = {(r.body.get("response_format") or {}).get("type") for r in server.by_role("user")}
+    result.assert_outcomes(passed=1)
+    assert user_formats == {"json_object"}
+
+
+def test_a_server_without_tool_calling_stops_the_run_in_one_line(payments: CrmProject) -> None:
+    with FakeLLM(Script(PAYMENTS_SCENARIOS), served=["m"], refuses=("tools",)) as server:
+        started = time.monotonic()
+        result = payments.run(*all_roles_on(server), "-k", ONE_TASK)
+        episodes = [r for r in server.requests if r.role != "preflight"]
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    (line,) = preflight_lines(result)
+    assert "agent" in line and "tools is not supported" in line and "takes tool definitions" in line
+    assert episodes == [] and time.monotonic() - started < 30
+
+
+def test_a_listed_model_still_gets_a_request(payments: CrmProject) -> None:
+    # Before, a server that listed the model got no request at all; one that then refuses every
+    # completion (here: the model is not loaded, 404) let every episode fail as infra.
+    def not_loaded(request: Any) -> Any:
+        return HttpError(404, "model not loaded")
+
+    with FakeLLM(not_loaded, served=["m"], answers_probes=False) as server:
+        result = payments.run(*all_roles_on(server), "-k", ONE_TASK)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert any("not served here" in line for line in preflight_lines(result)), result.stderr.str()

@@ -12,6 +12,8 @@
                           the record a user mis-spoke
 ``unfiltered``            a search the gold makes (a read with no required argument) repeated
                           without any filter, returning whatever records the world holds
+``substitute``            one of the gold's writes replaced by another write on the same record
+                          (a cancel instead of a move, a credit instead of a refund)
 ========================  ====================================================================
 
 They are generated for every domain. In a domain that declares no conduct rules
@@ -33,7 +35,16 @@ from pytest_crmbench.release.mutation.operators import Gold, Mutant, shown
 from pytest_crmbench.release.mutation.trajectory import Step
 
 CONDUCT_OPERATORS = frozenset(
-    {"fail_identity", "late_identity", "sibling", "unrequested", "repeat_shifted", "misspoken", "unfiltered"}
+    {
+        "fail_identity",
+        "late_identity",
+        "sibling",
+        "unrequested",
+        "repeat_shifted",
+        "misspoken",
+        "unfiltered",
+        "substitute",
+    }
 )
 DISCLOSING = frozenset({"sibling", "misspoken", "unfiltered"})
 """Reads of records that may be someone else's: equivalent when the tools refused them or (where
@@ -56,6 +67,7 @@ def conduct_wrong_paths(
     yield from _unfiltered(environment, gold)
     yield from _unrequested(environment, hints, gold, situation, subject)
     yield from _repeat_shifted(environment, gold)
+    yield from _substitutes(environment, hints, gold, situation)
 
 
 def _identity(environment: type[ToolEnvironment], hints: MutationHints) -> tuple[str | None, str | None]:
@@ -193,6 +205,44 @@ def _unrequested(
             continue
         text = ", ".join(f"{k}={shown(v)}" for k, v in args.items())
         yield _appended(f"unrequested:{name}", gold, Step(name, args), f"{name}({text}) unasked", None)
+
+
+def _substitutes(
+    environment: type[ToolEnvironment], hints: MutationHints, gold: Gold, situation: Situation
+) -> Iterator[Mutant]:
+    """Each successful gold write replaced by the other writes most like it (the most required
+    arguments in common, one of them a record id of the write's): the request done through the
+    wrong tool. Two per write: the likeliest confusions, not every write of the domain."""
+    rules = environment.conduct
+    harmless = set(rules.harmless_writes) if rules is not None else set(hints.harmless_repeats)
+    records = {
+        key for collection in situation.initial_state.values() if isinstance(collection, dict) for key in collection
+    }
+    values = _world_values(environment, gold, situation)
+    for index, (step, call) in enumerate(zip(gold.steps, gold.calls, strict=False)):
+        spec = environment.tools.get(step.tool)
+        if spec is None or spec.kind != "write" or call.status != "ok" or step.tool in harmless:
+            continue
+        own = {k: v for k, v in (call.effective_arguments or {}).items() if v is not None}
+        ids = {name for name, value in own.items() if isinstance(value, str) and value in records}
+        alike: list[tuple[int, str, dict[str, Any]]] = []
+        for name, other in environment.tools.items():
+            if name == step.tool or other.kind != "write" or name in harmless:
+                continue
+            required = {n for n, field in other.args_model.model_fields.items() if field.is_required()}
+            args = _arguments(other.args_model, {**values, **own}) if required & ids else None
+            if args is not None:
+                alike.append((-len(required & own.keys()), name, args))
+        for _, name, args in sorted(alike, key=lambda entry: entry[:2])[:2]:
+            text = ", ".join(f"{k}={shown(v)}" for k, v in args.items())
+            yield Mutant(
+                f"substitute:{index}:{step.tool}->{name}",
+                "substitute",
+                "wrong",
+                (*gold.steps[:index], Step(name, args, step.origin), *gold.steps[index + 1 :]),
+                f"{name}({text}) instead of {step.tool}",
+                index,
+            )
 
 
 def _world_values(environment: type[ToolEnvironment], gold: Gold, situation: Situation) -> dict[str, Any]:

@@ -135,3 +135,31 @@ def test_no_split_is_derived_where_the_domain_declares_no_divisible_write() -> N
     evidence = replay(task, Helpdesk, steps_of(task.gold.path)).evidence
     audit = audit_task(TaskRecord(task, Path("helpdesk.yaml"), 1), Helpdesk, MutationHints(), evidence, {})
     assert not [r for r in audit.results if r.mutant.operator == "split_write"]
+
+
+class ClosingDesk(Helpdesk):
+    domain = "closingdesk"
+
+    @tool(kind="write")
+    def clear_notes(self, customer_id: str) -> dict[str, Any]:
+        """Remove a customer's notes.
+
+        Args:
+            customer_id: The customer.
+        """
+        self.get("customers", customer_id)
+        self.state["notes"] = [n for n in self.state["notes"] if n["customer_id"] != customer_id]
+        return {"cleared": customer_id}
+
+
+def test_a_write_done_through_another_tool_on_the_same_record_is_derived_and_killed() -> None:
+    record = TaskRecord(task(), Path("closingdesk.yaml"), 1)
+    evidence = replay(task(), ClosingDesk, steps_of(task().gold.path)).evidence
+    audit = audit_task(record, ClosingDesk, MutationHints(), evidence, ClosingDesk.prose_arguments())
+    substitutes = {
+        r.mutant.id: (r.outcome, r.failed_checks) for r in audit.results if r.mutant.operator == "substitute"
+    }
+    # add_note(C1) -> clear_notes(C1): the note the contract expects is never added.
+    assert list(substitutes) == ["substitute:4:add_note->clear_notes"]
+    outcome, failed = substitutes["substitute:4:add_note->clear_notes"]
+    assert outcome == "killed" and any(name.startswith("action[") for name in failed), failed
