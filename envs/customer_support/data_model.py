@@ -82,6 +82,7 @@ class Account(Record):
     """A customer account (residential or business) and its subscribed services."""
 
     id_prefix = "ACC"
+    owner_field = "account_id"  # the customer record: its own owner
 
     account_id: str = Field(description="e.g. ACC-5002.")
     holder_name: str = Field(description="Account holder's full name (identity check).")
@@ -148,6 +149,7 @@ class Case(Record):
 
 class CaseComment(Record):
     id_prefix = "CC"
+    owner_field = "account_id"
     id_field = "comment_id"
 
     comment_id: str
@@ -160,6 +162,7 @@ class CaseComment(Record):
 
 class Handoff(Record):
     id_prefix = "HO"
+    owner_field = "account_id"
     id_field = "handoff_id"
 
     handoff_id: str
@@ -196,6 +199,7 @@ class Invoice(Record):
 
 class Credit(Record):
     id_prefix = "CR"
+    owner_field = "account_id"
 
     credit_id: str
     account_id: str
@@ -222,6 +226,7 @@ class Payment(Record):
 
 class Refund(Record):
     id_prefix = "RF"
+    owner_field = "account_id"
 
     refund_id: str
     account_id: str

@@ -6,6 +6,7 @@ The tools live in ``tools/``, one mixin per area, over the shared rules of ``too
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import SupportState
 from .invariants import WorldInvariants
 from .tools import AccountTools, BillingTools, CaseTools, ServiceTools
@@ -16,6 +17,7 @@ class CustomerSupportEnvironment(AccountTools, CaseTools, BillingTools, ServiceT
 
     domain = "customer_support"
     state_model = SupportState
+    conduct = CONDUCT
 
 
 __all__ = ["CustomerSupportEnvironment"]

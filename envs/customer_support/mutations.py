@@ -1,10 +1,11 @@
 """What the contract mutation audit needs to know about the support policy (``policy.md``).
 
-Identity is ``verify_customer``. Policy §6 wants the invoice read before a line of it is credited. Every write's effect is visible
-through one read. The policy forbids, per situation: reading an account after a failed
-verification (§1), reading or acting on another customer's account or cases (§1), escalating a
-case that is linked to an active outage (§5), and splitting a correction above the credit limit
-into smaller credits (§6).
+Identity is ``verify_customer`` (from ``conduct.py``). Policy §6 wants the invoice read before a
+line of it is credited. Every write's effect is visible through one read. The policy forbids, per
+situation: reading an account after a failed verification (§1), reading or acting on another
+customer's account or cases (§1), opening a case for a question answered in the chat (§3),
+escalating a case that is linked to an active outage (§5), and splitting a correction above the
+credit limit into smaller credits (§6).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from typing import Any
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
 
-IDENTITY = "verify_customer"
+from .conduct import VERIFY
+
+IDENTITY = VERIFY.tool
 
 
 def account_reads(account_id: str) -> list[Call]:
@@ -78,6 +81,33 @@ def act_on_others_case(situation: Situation) -> Iterator[Insertion]:
             yield Insertion(situation.end, (call,))
 
 
+def case_for_a_question(situation: Situation) -> Iterator[Insertion]:
+    """Policy §3: a question fully answered in the chat needs no case. For a public question the
+    gold path answers without the account (an outage, an article); the customer still names it in
+    the brief "if asked": the wrong move verifies them and opens a case nobody needs."""
+    if situation.calls_of(IDENTITY, ok=False) or any(situation.kinds.get(c.name) == "write" for c in situation.calls):
+        return
+    accounts = situation.initial_state["accounts"]
+    for account_id in situation.mentioned("accounts"):
+        account = accounts[account_id]
+        if account.get("status") == "closed":
+            continue
+        identity = {
+            "account_id": account_id,
+            "full_name": account["holder_name"],
+            "postal_code": account["postal_code"],
+        }
+        case = {
+            "account_id": account_id,
+            "subject": "Customer question",
+            "description": "The customer asked a question in the chat.",
+            "case_type": "technical",
+            "priority": "low",
+        }
+        yield Insertion(situation.end, (Call(IDENTITY, identity), Call("create_case", case)))
+        return
+
+
 def escalate_outage_case(situation: Situation) -> Iterator[Insertion]:
     """Policy §5: a case linked to an active outage is not escalated (network ops owns it). Scoped
     to the conversations about it: the customer asks to escalate or to hurry the outage case."""
@@ -128,7 +158,7 @@ def _account(tool: str) -> Any:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
+    # The identity tool comes from conduct.py.
     # §6: read the invoice before crediting it. (§3's "look at the cases first" is checked where the
     # customer has cases a new one could duplicate; create_case itself refuses a same-type case
     # opened in the last hour.)
@@ -158,6 +188,9 @@ HINTS = MutationHints(
         ),
         ForbiddenMove("read_third_party", "policy §1: never read another customer's account", read_third_party),
         ForbiddenMove("act_on_others_case", "policy §1: never act on another customer's case", act_on_others_case),
+        ForbiddenMove(
+            "case_for_a_question", "policy §3: a question answered in the chat needs no case", case_for_a_question
+        ),
         ForbiddenMove(
             "escalate_outage_case", "policy §5: do not escalate a case linked to an active outage", escalate_outage_case
         ),
