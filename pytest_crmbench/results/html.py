@@ -26,7 +26,7 @@ from typing import Any
 
 from pytest_crmbench import __version__
 from pytest_crmbench.results import figures, paired, stats, tables
-from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build
+from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build, by_round_mean
 from pytest_crmbench.results.records import summary_of
 from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
 from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
@@ -296,15 +296,20 @@ def _separations(board: Leaderboard) -> str:
 
 
 def _rounds(board: Leaderboard) -> str:
-    repeated = [s for s in board.systems if len(s.rounds) > 1]
+    """Table 9 as the spec defines it: systems ordered by the mean of their rounds (not by the first
+    round), each round's count, the mean with its interval, std, pass^k and the flip rate; then the
+    pairwise Spearman correlations between rounds and figure 16's ranks on each measure."""
+    repeated = by_round_mean(s for s in board.systems if len(s.rounds) > 1)
     if not repeated:
         return ""
+    width = max(len(s.rounds) for s in repeated)
     rows = []
     for system in repeated:
-        rounds = " ".join(f"{_pct(r)}" for r in system.round_rates)
+        cells = [_rate_cell(s.overall) for s in system.summaries]
+        cells += ['<td class="num muted">-</td>'] * (width - len(cells))
         std = "n/a" if system.std is None else f"{system.std * 100:.2f}"
         rows.append(
-            f"<tr><th scope='row'>{_e(system.system)}</th><td>{_e(rounds)}</td>"
+            f"<tr><th scope='row'>{_e(system.system)}</th>{''.join(cells)}"
             f"<td class='num'>{_pct(system.mean)} <small class='muted'>{_e(tables.span(system.mean_interval))}</small></td>"
             f"<td>{_ci_bar(system.mean_interval, system.mean)}</td><td class='num'>{std}</td>"
             f"<td class='num'>{_pct(system.pass_k)} <small>(k={len(system.rounds)})</small></td>"
@@ -321,13 +326,38 @@ def _rounds(board: Leaderboard) -> str:
                 f"<td class='num'>{_pct(figures_.mean)} <small class='muted'>{_e(tables.span(figures_.interval))}</small></td>"
                 f"<td class='num'>{_pct(figures_.pass_k)}</td><td class='num'>{_pct(figures_.flip_rate)}</td></tr>"
             )
+    spearman = "".join(f"<li>{_e(line)}</li>" for line in tables.spearman_sentences(board))
+    header = ["System", *(f"Round {i + 1}" for i in range(width)), "Mean [95% CI]", "", "Std (pp)", "pass^k"]
     return (
-        "<h3>Repeated rounds</h3><p>Mean of the round rates with a 95 % interval from a bootstrap over tasks "
-        "(a task's trials are not independent); pass^k: share of tasks that succeed in every round; flip rate: "
-        "share of tasks whose outcome differs between rounds.</p>"
-        + _table(["System", "Rounds", "Mean [95% CI]", "", "Std (pp)", "pass^k", "Flip rate"], rows)
+        "<h3 id='rounds'>Repeated rounds (table 9)</h3><p>Ordered by the mean of the round rates (the equal-weight "
+        "mean, not pooled attempts), with a 95 % interval from a bootstrap over tasks (a task's trials are not "
+        "independent); std: sample standard deviation of the round rates, in points; pass^k: share of tasks that "
+        "succeed in every round; flip rate: share of tasks whose outcome differs between rounds.</p>"
+        + _table([*header, "Flip rate"], rows, "rounds")
+        + (f"<ul class='spearman'>{spearman}</ul>" if spearman else "")
+        + _metric_ranks(board)
         + "<h3>Repeated rounds by domain</h3>"
         + _table(["System", "Domain", "Mean [95% CI]", "pass^k", "Flip rate"], domain_rows)
+    )
+
+
+def _metric_ranks(board: Leaderboard) -> str:
+    """Figure 16 as a table: each system's rank on every higher-is-better measure (first round,
+    competition ranking), shown with table 9 since the rank figure then shows the rounds."""
+    if len(board.systems) < 2:
+        return ""
+    ranks = board.metric_ranks()
+    shared = {metric: stats.tied(values) for metric, values in ranks.items()}
+    rows = [
+        f"<tr><th scope='row'>{_e(system.system)}</th>"
+        + "".join(f"<td class='num'>{_e(tables.rank_label(ranks[m][i], shared[m][i]))}</td>" for m in ranks)
+        + "</tr>"
+        for i, system in enumerate(board.systems)
+    ]
+    return (
+        "<h3 id='measure-ranks'>Rank on each measure (figure 16)</h3><p>Competition ranking (1 = best; ties share "
+        "a rank, shown <code>2=</code>) on strict accuracy, domain macro, each difficulty and each domain, from the "
+        "first round.</p>" + _table(["System", *ranks], rows, "measure-ranks")
     )
 
 
