@@ -33,6 +33,7 @@ from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
 from pytest_crmbench.results.taskview import index_row, task_detail
 
 REPORT_HTML = "report.html"
+WIDE_CLASS = ' class="wide"'
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -216,8 +217,14 @@ def _rate_cell(count: Count) -> str:
     )
 
 
+def _breakable(text: str) -> str:
+    """Escaped, with a line-break opportunity after each ``_`` and ``/`` (a header such as
+    ``customer_support`` may wrap where a browser would not break it)."""
+    return re.sub(r"([_/])", r"\1<wbr>", _e(text))
+
+
 def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    head = "".join(f"<th>{_breakable(h)}</th>" for h in header)
     return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
@@ -388,7 +395,8 @@ def _figures(board: Leaderboard) -> str:
     except figures.MatplotlibMissing as exc:
         return f'<section id="figures"><h2>Figures</h2><p class="note">{_e(exc)}</p></section>'
     items = "".join(
-        f'<figure id="figure-{_e(f.key)}"><h3>{_e(f.title)}</h3>{f.svg}<figcaption>{_e(f.caption)}</figcaption></figure>'
+        f'<figure id="figure-{_e(f.key)}"{WIDE_CLASS if f.wide else ""}><h3>{_e(f.title)}</h3>{f.svg}'
+        f"<figcaption>{_e(f.caption)}</figcaption></figure>"
         for f in drawn
     )
     return f'<section id="figures"><h2>Figures</h2><div class="figures">{items}</div></section>'
