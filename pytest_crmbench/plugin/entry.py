@@ -18,6 +18,7 @@ from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, rec
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
+from pytest_crmbench.plugin.livereport import LIVE_REPORT, LiveReport
 from pytest_crmbench.plugin.modelcheck import Preflight
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.runahead import RunAhead
@@ -51,8 +52,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[record_settings_key] = record_settings
     recorder.configure(config, settings, record_settings, is_worker(config))
     if not is_worker(config):
-        summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
+        run_recorder = config.stash[recorder.recorder_key]
+        summary = RunSummary(config, run_recorder, required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
+        every = required_value(config, "crm_html_every")
+        if run_recorder.run_dir is not None and record_settings.html and every and not config.option.collectonly:
+            config.pluginmanager.register(LiveReport(run_recorder, every), LIVE_REPORT)
     if settings.concurrency > 1 and distributes(config):
         config.pluginmanager.register(StaticSchedule(), "crmbench-static-schedule")
     elif settings.concurrency > 1:

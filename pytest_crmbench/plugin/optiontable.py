@@ -238,6 +238,14 @@ OPTIONS: tuple[Option, ...] = (
         "yes",
     ),
     Option(
+        "crm_html_every",
+        "While the run goes on, rewrite report.html at most every SECONDS (when results came in; never more"
+        " than about 5% of the run's time); 0: only at the end. Default 60.",
+        non_negative_float,
+        "SECONDS",
+        "60",
+    ),
+    Option(
         "crm_resume",
         "Continue RUN_DIR: skip items it already has, append to it, report both.",
         metavar="RUN_DIR",

@@ -15,6 +15,7 @@ import pytest
 
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.plugin.collect import unscored_outcome
+from pytest_crmbench.plugin.livereport import LIVE_REPORT, LiveReport
 from pytest_crmbench.plugin.nodeids import is_task_nodeid
 from pytest_crmbench.plugin.recorder import RunRecorder
 from pytest_crmbench.results import tables
@@ -138,6 +139,9 @@ class RunSummary:
             lines.append(f"report: {shown(recorder.html_report, self.config.invocation_params.dir)}")
         if recorder.html_problem is not None:
             lines.append(recorder.html_problem)
+        live = self.config.pluginmanager.get_plugin(LIVE_REPORT)
+        if isinstance(live, LiveReport) and live.problem is not None:
+            lines.append(live.problem)  # one line; the score and the exit status are untouched
         comparison = recorder.verdict.comparison if recorder.verdict is not None else None
         if comparison is not None:
             lines.append(f"compared with the baseline: {comparison.summary()}")

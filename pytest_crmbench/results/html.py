@@ -28,6 +28,7 @@ from pytest_crmbench import __version__
 from pytest_crmbench.results import figures, paired, stats, tables
 from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build, by_round_mean
 from pytest_crmbench.results.records import summary_of
+from pytest_crmbench.results.reportstatus import ReportStatus, of_manifests
 from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
 from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
 from pytest_crmbench.results.taskview import index_row, task_detail
@@ -113,31 +114,46 @@ def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
     return load_sources(files, root)
 
 
-def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
-    """Read the runs at ``paths`` and write their report to ``output`` (atomically)."""
+def write_report(paths: Sequence[Path], output: Path, sources: Sources, status: ReportStatus | None = None) -> Path:
+    """Read the runs at ``paths`` and write their report to ``output`` atomically: a reader (or a
+    browser reloading the page of a run in progress) sees the old file or the new one, never half.
+    ``status``: what the page says about the run (default: read from the runs' manifests)."""
     pages = TaskPages()
     runs = [read_report_run(path, sources, pages) for path in paths]
-    text = render(runs, sources, pages)
+    text = render(runs, sources, pages, status=status)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(output)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(output)
+    finally:
+        temporary.unlink(missing_ok=True)  # a failed or interrupted write leaves no stray file
     return output
 
 
-def render(runs: Sequence[ReportRun], sources: Sources, pages: TaskPages, generated: datetime | None = None) -> str:
+def render(
+    runs: Sequence[ReportRun],
+    sources: Sources,
+    pages: TaskPages,
+    generated: datetime | None = None,
+    status: ReportStatus | None = None,
+) -> str:
     board = build([RunInput(r.name, r.saved.system, r.saved.created_at, r.saved.records) for r in runs])
     index = _task_index(runs)
     stamp = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    if status is None:
+        status = of_manifests([r.saved.manifest for r in runs], len(runs[-1].saved.records) if runs else 0)
+    elif status.results is None:
+        status = dataclasses.replace(status, results=len(runs[-1].saved.records) if runs else 0)
     body = [
-        _header(runs, sources, stamp),
+        _header(runs, sources, stamp, status),
         _leaderboard(board),
         _figures(board),
         _comparison(runs) if len(runs) == 2 else "",
         _tasks_section(),
     ]
     values = {
-        "title": html.escape("crmbench report: " + ", ".join(r.name for r in runs)),
+        "title": html.escape(_title_prefix(status) + "crmbench report: " + ", ".join(r.name for r in runs)),
         "css": _asset("report.css"),
         "js": _asset("report.js"),
         "body": "\n".join(part for part in body if part),
@@ -145,6 +161,12 @@ def render(runs: Sequence[ReportRun], sources: Sources, pages: TaskPages, genera
         "details": pages.packed(),
     }
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("report.html"))
+
+
+def _title_prefix(status: ReportStatus) -> str:
+    if status.state == "running":
+        return f"(in progress {status.results}/{status.expected or '?'}) "
+    return "" if status.state == "final" else "(not final) "
 
 
 def _asset(name: str) -> str:
@@ -228,7 +250,7 @@ def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
     return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
-def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str) -> str:
+def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str, status: ReportStatus) -> str:
     rows = []
     for run in runs:
         manifest = run.saved.manifest
@@ -249,6 +271,7 @@ def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str) -> str:
         f'<p class="muted">Generated {_e(stamp)} by crmbench {_e(__version__)}. '
         "Every rate carries its 95 % interval in brackets. Strict success: every declared check of a task "
         "passed; infra and error results are not scored and are counted apart.</p>"
+        f'<p id="status" class="status {status.state}" role="status">{_e(status.sentence())}</p>'
         '<nav><a href="#leaderboard">Leaderboard</a><a href="#figures">Figures</a>'
         + ('<a href="#comparison">Comparison</a>' if len(runs) == 2 else "")
         + '<a href="#tasks">Tasks</a></nav>'
