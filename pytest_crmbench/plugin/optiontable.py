@@ -240,7 +240,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "crm_html_every",
         "While the run goes on, rewrite report.html at most every SECONDS (when results came in; never more"
-        " than about 5% of the run's time); 0: only at the end. Default 60.",
+        " than about 2% of the run's time); 0: only at the end. Default 60.",
         non_negative_float,
         "SECONDS",
         "60",
