@@ -14,7 +14,7 @@ from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
 from pytest_crmbench.core.taskfiles import TaskFiles
-from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
+from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder, sample
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
@@ -51,6 +51,12 @@ def pytest_configure(config: pytest.Config) -> None:
     record_settings = resolve_record_settings(config, settings)
     config.stash[record_settings_key] = record_settings
     recorder.configure(config, settings, record_settings, is_worker(config))
+    sample.configure(
+        config,
+        option_value(config, "crm_sample"),
+        settings.base_seed,
+        None if is_worker(config) else config.stash[recorder.recorder_key],
+    )
     if not is_worker(config):
         run_recorder = config.stash[recorder.recorder_key]
         summary = RunSummary(config, run_recorder, required_value(config, "crm_progress"))

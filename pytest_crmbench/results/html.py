@@ -265,7 +265,7 @@ def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str, status: Rep
             f"<td><code>{_e(str(task_set.get('hash') or '')[:12])}</code></td>"
             "</tr>"
         )
-    notes = "".join(f'<p class="note">{_e(p)}</p>' for p in sources.problems)
+    notes = "".join(f'<p class="note">{_e(p)}</p>' for p in [*sources.problems, *_sample_notes(runs)])
     return (
         '<header class="top"><h1>crmbench report</h1>'
         f'<p class="muted">Generated {_e(stamp)} by crmbench {_e(__version__)}. '
@@ -279,6 +279,19 @@ def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str, status: Rep
         + notes
         + "</header>"
     )
+
+
+def _sample_notes(runs: Sequence[ReportRun]) -> list[str]:
+    """A run of ``--crm-sample`` says so: its figures describe a subset of the selected tasks."""
+    notes = []
+    for run in runs:
+        sample = run.saved.manifest.get("sample")
+        if isinstance(sample, dict):
+            notes.append(
+                f"{run.name} is a sample: {len(sample.get('tasks') or [])} task(s) drawn with --crm-sample="
+                f"{sample.get('n')} (seed {sample.get('seed')}), stratified by domain and difficulty."
+            )
+    return notes
 
 
 def _leaderboard(board: Leaderboard) -> str:
