@@ -31,6 +31,8 @@ class RunSummary:
         self.recorder = recorder
         self.progress_s = progress_s
         self.progress: Progress | None = None
+        self.pending: str | None = None
+        """A progress line waiting for the end of pytest's current line of letters."""
         self.items: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
 
@@ -72,9 +74,33 @@ class RunSummary:
             self.items[f"{'infra' if unscored == 'infra' else 'harness'} error" if unscored else report.outcome] += 1
             line = self.progress.update(list(self.recorder.records.values())) if self.progress else None
             if line:
-                reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-                if reporter is not None:
-                    reporter.write_line(line)
+                self.pending = line
+        self._show_progress()
+
+    @pytest.hookimpl(trylast=True)  # after pytest wrote the item's letter (and maybe ended its line)
+    def pytest_runtest_logfinish(self) -> None:
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The progress line, on a line of its own (issue 32: it broke pytest's line of letters).
+
+        With ``-v`` pytest gives each item its line, so the progress line follows the item's. At the
+        default verbosity it waits until pytest itself ends a line of letters (where the line
+        reaches the terminal's width and pytest wrote ``[ 40%]``): it is written there, between two
+        lines of letters, and the letters go on below it as after any of pytest's own line ends.
+        A line still waiting when the run ends is dropped: the crmbench section follows.
+        """
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if self.pending is None or reporter is None:
+            return
+        writer = self.config.get_terminal_writer()
+        if self.config.get_verbosity(pytest.Config.VERBOSITY_TEST_CASES) > 0:
+            reporter.write_line(self.pending)
+        elif writer.width_of_current_line == 0:
+            writer.line(self.pending)
+        else:
+            return
+        self.pending = None
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self) -> Generator[None]:
