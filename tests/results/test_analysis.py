@@ -1,4 +1,4 @@
-"""pytest_crmbench.analysis: saved runs as pandas DataFrames (issue 32, the report)."""
+"""pytest_crmbench.results.analysis: saved runs as pandas DataFrames (issue 32, the report)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.analysis import PandasMissing, results_df, runs_df
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.results.analysis import PandasMissing, results_df, runs_df
 from pytest_crmbench.results.leaderboard import RunInput, build
 from pytest_crmbench.results.rundir import load_run
 from pytest_crmbench.run.baselines import GoldAgent, NullAgent

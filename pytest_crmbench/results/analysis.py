@@ -3,7 +3,7 @@
 
 ::
 
-    from pytest_crmbench.analysis import results_df, runs_df
+    from pytest_crmbench.results.analysis import results_df, runs_df
 
     df = results_df("crm-runs")                    # every run directory under crm-runs/
     df[df.scored].groupby(["system", "domain"]).success.mean().unstack()
