@@ -24,6 +24,7 @@ sweep's work list, left out of the score that gates the release until the domain
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, Literal, get_args, get_origin
 
@@ -82,13 +83,29 @@ def _fail_identity(gold: Gold, identity: list[int], subject: str | None) -> Iter
     index = identity[-1]
     step = gold.steps[index]
     wrong = {
-        k: f"not {v}" if isinstance(v, str) and k != subject and k != _subject(step) else v
+        k: mismatched(v) if isinstance(v, str) and k != subject and k != _subject(step) else v
         for k, v in step.args.items()
     }
     if wrong == dict(step.args):
         return
     steps = (*gold.steps[:index], Step(step.tool, wrong, step.origin, step.expect), *gold.steps[index + 1 :])
     yield Mutant("fail_identity", "fail_identity", "wrong", steps, f"{step.tool} with details that do not match", index)
+
+
+def mismatched(value: str) -> str:
+    """A detail of the same form that does not match: a date a day later, an email with another
+    mailbox, else the text negated. Of the same form, so the tool answers "does not match"
+    (``verified: false``) instead of refusing malformed input, which would prove nothing about
+    what the agent does after a failed verification."""
+    if len(value) == 10:
+        try:
+            return (date.fromisoformat(value) + timedelta(days=1)).isoformat()
+        except ValueError:
+            pass
+    if value.count("@") == 1:
+        mailbox, domain = value.split("@")
+        return f"{mailbox}.x@{domain}"
+    return f"not {value}"
 
 
 def _subject(step: Step) -> str | None:

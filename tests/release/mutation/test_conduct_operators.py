@@ -174,3 +174,13 @@ def test_a_write_done_through_another_tool_on_the_same_record_is_derived_and_kil
     assert list(substitutes) == ["substitute:4:add_note->clear_notes"]
     outcome, failed = substitutes["substitute:4:add_note->clear_notes"]
     assert outcome == "killed" and any(name.startswith("action[") for name in failed), failed
+
+
+def test_a_failed_verification_keeps_each_detail_s_form() -> None:
+    from pytest_crmbench.release.mutation.conduct_operators import mismatched
+
+    # A wrong date of birth is still a date, so the tool answers "no match" rather than refusing it.
+    assert mismatched("1992-07-28") == "1992-07-29"
+    assert mismatched("maria.delgado@example.com") == "maria.delgado.x@example.com"
+    assert mismatched("Maria Delgado") == "not Maria Delgado"
+    assert mismatched("2026-13-45") == "not 2026-13-45"
