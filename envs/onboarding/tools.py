@@ -307,16 +307,19 @@ class OnboardingTools(ToolEnvironment):
         threshold = self.state["settings"]["beneficial_owner_threshold"]
         registered = {norm(o["name"]): o for o in entry["owners"] if o["percent"] >= threshold}
         declared = {norm(o.name): o for o in owners}
-        for key, owner in declared.items():
-            known = registered.get(key)
-            if known is None or known["percent"] != owner.percent:
-                detail = f"{owner.name} at {owner.percent}% is not a beneficial owner of record."
-                raise Rejection(422, "OWNER_MISMATCH", detail, param="owners")
-        unlisted = len(set(registered) - set(declared))
-        message = f"{unlisted} beneficial owner(s) of 25% or more are not declared."
-        require(not unlisted, 422, "MISSING_BENEFICIAL_OWNER", message, param="owners")
+        # The refusals name neither the owner nor the count that is wrong: they are no answer key
+        # (policy §4: the agent works the declaration out from the registry; conduct counts every
+        # refused declaration as guessing).
+        wrong = any(
+            registered.get(key) is None or registered[key]["percent"] != owner.percent
+            for key, owner in declared.items()
+        )
+        message = "The declared owners do not match the registry's beneficial owners of record."
+        require(not wrong, 422, "OWNER_MISMATCH", message, param="owners")
+        message = "Not every beneficial owner of 25% or more is declared."
+        require(not set(registered) - set(declared), 422, "MISSING_BENEFICIAL_OWNER", message, param="owners")
         officers = {norm(o) for o in entry["officers"]}
-        message = f"{controller_name!r} is not an officer of the business."
+        message = "The control person is not an officer of the business in the registry."
         require(norm(controller_name) in officers, 422, "CONTROLLER_NOT_AN_OFFICER", message, param="controller_name")
         hits = [o["name"] for o in registered.values() if o["watchlist_hit"]]
         record = {
