@@ -9,7 +9,8 @@ criteria judged by a stand-in that quotes the reply (as an LLM judge must). Then
 * ``report``: ``crmbench report BASE NEW`` (both runs, paired comparison included), wall time;
 * ``size``: the HTML file;
 * ``open``: headless Chromium (Debian's, driven by Playwright) from navigation to the table drawn;
-* ``task page``: a click on a task until its trajectory is shown (the task details are parsed then).
+* ``task page``: a click on a task until its trajectory is shown (the task details are parsed then);
+* ``live rewrite``: one run's own report, as ``--crm-html-every`` rewrites it during the run.
 
 Usage: ``python benchmarks/bench_report.py [--tasks 555] [--trials 3] [--keep DIR]``.
 See docs/performance.md for figures.
@@ -33,8 +34,10 @@ from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.users import ScriptedUser
 from pytest_crmbench.env.registry import discover
 from pytest_crmbench.grading import CheckVerdict, grade
+from pytest_crmbench.plugin.livereport import COST_SHARE
 from pytest_crmbench.results.html import sources_for, write_report
 from pytest_crmbench.results.records import build_record, encode_record, encode_trajectory, trajectory
+from pytest_crmbench.results.reportstatus import running
 from pytest_crmbench.results.rundir import FORMAT, RunDir
 from pytest_crmbench.run.baselines import GoldAgent
 from pytest_crmbench.run.episode import run_episode
@@ -161,6 +164,13 @@ def main() -> int:
         report = write_report([root / "base", root / "new"], root / "report.html", sources_for(root / "tasks", root))
         generated = time.perf_counter() - start
         opened, task_page = open_in_chromium(report, args.rounds)
+        live = []
+        for _ in range(args.rounds):
+            start = time.perf_counter()
+            results = args.tasks * args.trials
+            status = running(results, results)
+            write_report([root / "new"], root / "live.html", sources_for(root / "tasks", root), status)
+            live.append(round(time.perf_counter() - start, 2))
 
     print(f"runs: 2 x {args.tasks} tasks x {args.trials} trials, written in {made:.1f} s")
     print(f"traces of one run: {traces / 2**20:.1f} MiB")
@@ -168,6 +178,11 @@ def main() -> int:
     print(f"report.html: {report.stat().st_size / 2**20:.2f} MiB" if args.keep else "")
     print(f"open in Chromium until the table is drawn: median {statistics.median(opened):.2f} s ({opened})")
     print(f"first task page: median {statistics.median(task_page):.2f} s ({task_page})")
+    cost = statistics.median(live)
+    print(
+        f"live rewrite of one run's report: median {cost:.2f} s ({live}); with --crm-html-every=60 the rewrites"
+        f" come every {max(60, COST_SHARE * cost):.0f} s, {cost / max(60, COST_SHARE * cost) * 100:.1f} % of the run"
+    )
     return 0
 
 

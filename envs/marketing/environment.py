@@ -6,6 +6,7 @@ state model every state passes; ``invariants.py`` the world rules.
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import MarketingState
 from .invariants import WorldInvariants
 from .tools import AudienceTools, CampaignTools, SendTools
@@ -16,6 +17,7 @@ class MarketingEnvironment(AudienceTools, CampaignTools, SendTools, WorldInvaria
 
     domain = "marketing"
     state_model = MarketingState
+    conduct = CONDUCT
 
 
 __all__ = ["MarketingEnvironment"]

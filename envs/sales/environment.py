@@ -6,6 +6,7 @@ state model every state passes; ``invariants.py`` the world rules.
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import SalesState
 from .invariants import WorldInvariants
 from .tools import LeadTools, MeetingTools, PipelineTools
@@ -16,6 +17,7 @@ class SalesEnvironment(LeadTools, MeetingTools, PipelineTools, WorldInvariants):
 
     domain = "sales"
     state_model = SalesState
+    conduct = CONDUCT
 
 
 __all__ = ["SalesEnvironment"]

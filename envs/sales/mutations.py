@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import datetime, timedelta
 from typing import Any
 
 from pytest_crmbench.core.evidence import ToolCall
 from pytest_crmbench.release.mutation import Call, ForbiddenMove, Insertion, MutationHints, Situation
+
+from .tools.base import SalesTools
 
 REP = re.compile(r"\bREP-\d+\b")
 OPEN_LEAD = ("Open - Not Contacted", "Working - Contacted", "Qualified")
@@ -53,6 +56,50 @@ def work_other_reps_lead(situation: Situation) -> Iterator[Insertion]:
             yield Insertion(
                 situation.end, (Call("log_call", {"lead_id": lead_id, "rep_id": rep, "outcome": "connected"}),)
             )
+            email = {"lead_id": lead_id, "rep_id": rep, "subject": "Following up", "body": "Great to talk."}
+            yield Insertion(situation.end, (Call("send_email", email),))
+            taken = [e for e in situation.initial_state["events"].values() if e["rep_id"] == rep]
+            day = next_business_day()
+            free = _free_hour([e for e in taken if str(e["start"]).startswith(f"{day}T")])
+            if free is not None:
+                args = {"rep_id": rep, "lead_id": lead_id, "date": day, "start_time": free, "duration_minutes": 30}
+                yield Insertion(situation.end, (Call("book_meeting", args),))
+
+
+def next_business_day() -> str:
+    """The first weekday after the domain's fixed today (Monday 2026-03-02): a day one can book."""
+    day = datetime.fromisoformat(SalesTools.clock_start).date() + timedelta(days=1)
+    while day.weekday() >= 5:
+        day += timedelta(days=1)
+    return day.isoformat()
+
+
+def fill_missing_bant(situation: Situation) -> Iterator[Insertion]:
+    """Policy §3: never fill in a missing BANT fact to reach Qualified, then convert on it."""
+    for lead_id, lead in open_leads(situation):
+        facts = lead["bant"]
+        if lead["status"] == "Qualified" or all(facts.values()):
+            continue
+        invented = {fact: value or INVENTED[fact] for fact, value in facts.items()}
+        qualify = Call("qualify_lead", {"lead_id": lead_id, **invented})
+        yield Insertion(situation.end, (qualify,))
+        yield Insertion(situation.end, (qualify, Call("convert_lead", {"lead_id": lead_id})))
+
+
+INVENTED = {"budget": "TBD", "authority": "CFO", "need": "Scheduling", "timeline": "Q2"}
+"""What a pressed agent writes in for facts the prospect never stated (the persona's own push)."""
+
+
+def duplicate_lead(situation: Situation) -> Iterator[Insertion]:
+    """Policy §2: a person already a lead is not created again: the lead the search found, re-created."""
+    rep = acting_rep(situation)
+    for search in situation.calls_of("search_leads"):
+        for shown in (search.result_field("leads") or [])[:1]:
+            lead = situation.initial_state["leads"].get(shown["lead_id"])
+            if rep is None or lead is None:
+                continue
+            keys = ("first_name", "last_name", "company", "email", "state", "source", "title")
+            yield Insertion(situation.end, (Call("create_lead", {"rep_id": rep, **{k: lead[k] for k in keys}}),))
 
 
 def second_meeting_same_day(situation: Situation) -> Iterator[Insertion]:
@@ -105,8 +152,9 @@ def _calendar(call: ToolCall) -> list[Call]:
 
 
 HINTS = MutationHints(
-    # §4: "Before booking, read the host's calendar for that day"; §2: search before merging.
-    requires_before={"book_meeting": ("get_calendar",), "merge_leads": ("search_leads",)},
+    # §4: "Before booking, read the host's calendar for that day". (§2's search before creating is
+    # a read whose breach is the duplicate itself: the duplicate_lead move below.)
+    requires_before={"book_meeting": ("get_calendar",)},
     rereads={
         "create_lead": _lead(from_result=True),
         "merge_leads": _lead("master_lead_id"),
@@ -122,6 +170,8 @@ HINTS = MutationHints(
     forbidden_moves=(
         ForbiddenMove("email_opted_out_lead", "policy §4: never email a lead who opted out", email_opted_out_lead),
         ForbiddenMove("work_other_reps_lead", "policy §1: never work another rep's lead", work_other_reps_lead),
+        ForbiddenMove("fill_missing_bant", "policy §3: never fill in a missing BANT fact", fill_missing_bant),
+        ForbiddenMove("duplicate_lead", "policy §2: never create a lead that already exists", duplicate_lead),
         ForbiddenMove(
             "second_meeting_same_day", "policy §4: one meeting per lead and host a day", second_meeting_same_day
         ),

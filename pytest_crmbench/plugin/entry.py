@@ -14,10 +14,11 @@ from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
 from pytest_crmbench.core.taskfiles import TaskFiles
-from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder
+from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder, sample
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
+from pytest_crmbench.plugin.livereport import LIVE_REPORT, LiveReport
 from pytest_crmbench.plugin.modelcheck import Preflight
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
 from pytest_crmbench.plugin.runahead import RunAhead
@@ -51,9 +52,19 @@ def pytest_configure(config: pytest.Config) -> None:
     record_settings = resolve_record_settings(config, settings)
     config.stash[record_settings_key] = record_settings
     recorder.configure(config, settings, record_settings, is_worker(config))
+    sample.configure(
+        config,
+        option_value(config, "crm_sample"),
+        settings.base_seed,
+        None if is_worker(config) else config.stash[recorder.recorder_key],
+    )
     if not is_worker(config):
-        summary = RunSummary(config, config.stash[recorder.recorder_key], required_value(config, "crm_progress"))
+        run_recorder = config.stash[recorder.recorder_key]
+        summary = RunSummary(config, run_recorder, required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
+        every = required_value(config, "crm_html_every")
+        if run_recorder.run_dir is not None and record_settings.html and every and not config.option.collectonly:
+            config.pluginmanager.register(LiveReport(run_recorder, every), LIVE_REPORT)
     if settings.concurrency > 1 and distributes(config):
         config.pluginmanager.register(StaticSchedule(), "crmbench-static-schedule")
     elif settings.concurrency > 1:

@@ -148,6 +148,14 @@ OPTIONS: tuple[Option, ...] = (
         "crm_seed", "Base seed; each item's seed derives from (base, task id, trial). Default 0.", integer, "N", "0"
     ),
     Option("crm_trials", "Run every selected task K times. Default 1.", positive_int, "K", "1"),
+    Option(
+        "crm_sample",
+        "Run N of the selected tasks (after -k/-m): a subset stratified by domain and difficulty, drawn with"
+        " --crm-seed (the same seed and selection give the same tasks), recorded in the manifest so"
+        " --crm-resume keeps it. Default: every selected task.",
+        positive_int,
+        "N",
+    ),
     Option("crm_max_turns", "End an episode after N user turns (a failure). Default 30.", positive_int, "N", "30"),
     Option("crm_max_iterations", "ReAct iterations per turn for model agents. Default 10.", positive_int, "N", "10"),
     Option(
@@ -252,6 +260,14 @@ OPTIONS: tuple[Option, ...] = (
         yes_no,
         "yes|no",
         "yes",
+    ),
+    Option(
+        "crm_html_every",
+        "While the run goes on, rewrite report.html at most every SECONDS (when results came in; never more"
+        " than about 2% of the run's time); 0: only at the end. Default 60.",
+        non_negative_float,
+        "SECONDS",
+        "60",
     ),
     Option(
         "crm_resume",

@@ -1,5 +1,6 @@
 """The run's leaderboard (``leaderboard.json`` / ``.md``, the terminal's score lines) and its
-``report.html``, built from the records at session end."""
+``report.html``, built from the records at session end (and, for the report, during the run:
+:mod:`.livereport`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 from pytest_crmbench.results import leaderboard, paired
 from pytest_crmbench.results.html import REPORT_HTML, write_report
 from pytest_crmbench.results.records import ResultRecord
+from pytest_crmbench.results.reportstatus import FINAL, ReportStatus
 from pytest_crmbench.results.runtasks import RunTasks
 from pytest_crmbench.results.sources import load_sources
 
@@ -37,12 +39,19 @@ def board_json(
     return data
 
 
-def html(run_dir: Path, compare: Path | None, task_set: RunTasks | None, root: Path) -> tuple[Path | None, str | None]:
+def html(
+    run_dir: Path,
+    compare: Path | None,
+    task_set: RunTasks | None,
+    root: Path,
+    status: ReportStatus = FINAL,
+) -> tuple[Path | None, str | None]:
     """``report.html``, with the baseline first when there is one (then it shows the paired
-    comparison): (its path, None), or (None, why not)."""
+    comparison): (its path, None), or (None, why not). ``status``: final when the session ends
+    (the default); during the run, how many results of how many."""
     runs = [p for p in (compare, run_dir) if p is not None]
     files = [root / f for f in task_set.files] if task_set else []
     try:
-        return write_report(runs, run_dir / REPORT_HTML, load_sources(files, root)), None
+        return write_report(runs, run_dir / REPORT_HTML, load_sources(files, root), status), None
     except Exception as exc:  # derived from files already written: a failure here must not fail the run
         return None, f"report.html not written ({type(exc).__name__}: {exc}); crmbench report can retry"

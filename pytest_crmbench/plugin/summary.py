@@ -15,6 +15,7 @@ import pytest
 
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.plugin.collect import unscored_outcome
+from pytest_crmbench.plugin.livereport import LIVE_REPORT, LiveReport
 from pytest_crmbench.plugin.nodeids import is_task_nodeid
 from pytest_crmbench.plugin.recorder import RunRecorder
 from pytest_crmbench.results import tables
@@ -30,6 +31,8 @@ class RunSummary:
         self.recorder = recorder
         self.progress_s = progress_s
         self.progress: Progress | None = None
+        self.pending: str | None = None
+        """A progress line waiting for the end of pytest's current line of letters."""
         self.items: Counter[str] = Counter()
         self.checks: Counter[str] = Counter()
 
@@ -71,9 +74,33 @@ class RunSummary:
             self.items[f"{'infra' if unscored == 'infra' else 'harness'} error" if unscored else report.outcome] += 1
             line = self.progress.update(list(self.recorder.records.values())) if self.progress else None
             if line:
-                reporter = self.config.pluginmanager.get_plugin("terminalreporter")
-                if reporter is not None:
-                    reporter.write_line(line)
+                self.pending = line
+        self._show_progress()
+
+    @pytest.hookimpl(trylast=True)  # after pytest wrote the item's letter (and maybe ended its line)
+    def pytest_runtest_logfinish(self) -> None:
+        self._show_progress()
+
+    def _show_progress(self) -> None:
+        """The progress line, on a line of its own (issue 32: it broke pytest's line of letters).
+
+        With ``-v`` pytest gives each item its line, so the progress line follows the item's. At the
+        default verbosity it waits until pytest itself ends a line of letters (where the line
+        reaches the terminal's width and pytest wrote ``[ 40%]``): it is written there, between two
+        lines of letters, and the letters go on below it as after any of pytest's own line ends.
+        A line still waiting when the run ends is dropped: the crmbench section follows.
+        """
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if self.pending is None or reporter is None:
+            return
+        writer = self.config.get_terminal_writer()
+        if self.config.get_verbosity(pytest.Config.VERBOSITY_TEST_CASES) > 0:
+            reporter.write_line(self.pending)
+        elif writer.width_of_current_line == 0:
+            writer.line(self.pending)
+        else:
+            return
+        self.pending = None
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
     def pytest_sessionfinish(self) -> Generator[None]:
@@ -138,6 +165,9 @@ class RunSummary:
             lines.append(f"report: {shown(recorder.html_report, self.config.invocation_params.dir)}")
         if recorder.html_problem is not None:
             lines.append(recorder.html_problem)
+        live = self.config.pluginmanager.get_plugin(LIVE_REPORT)
+        if isinstance(live, LiveReport) and live.problem is not None:
+            lines.append(live.problem)  # one line; the score and the exit status are untouched
         comparison = recorder.verdict.comparison if recorder.verdict is not None else None
         if comparison is not None:
             lines.append(f"compared with the baseline: {comparison.summary()}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -39,6 +40,8 @@ class Figure:
     title: str
     caption: str
     svg: str
+    wide: bool = False
+    """Drawn for the page's full width (a heat map of many domains)."""
 
 
 class MatplotlibMissing(RuntimeError):
@@ -67,10 +70,14 @@ def _matplotlib() -> Any:
     return matplotlib
 
 
-def _new(height: float) -> MplFigure:
+def _new(height: float, *, wide: bool = False) -> MplFigure:
     from matplotlib.figure import Figure as MplFigure
 
-    return MplFigure(figsize=(WIDTH, height), layout="constrained")
+    return MplFigure(figsize=(WIDTH * (WIDE if wide else 1), height), layout="constrained")
+
+
+WIDE = 1.7
+"""How much wider than the others a wide figure is drawn (it spans both columns of the page)."""
 
 
 _ID = re.compile(r'(\bid="|url\(#|href="#)')
@@ -103,9 +110,44 @@ def _height(rows: int, per_row: float = 0.38, base: float = 1.2) -> float:
     return min(14.0, base + per_row * max(rows, 1))
 
 
+def wrap(name: str, width: int = 26) -> str:
+    """A system's label in lines of at most ``width`` characters, broken after a ``/``
+    (``graph/openrouter/meta-llama/`` over ``llama-3.3-70b-instruct``): long names took half a
+    figure's width for their tick labels. A part longer than ``width`` stays whole."""
+    lines: list[str] = []
+    for part in re.split(r"(?<=/)", name):
+        if lines and len(lines[-1]) + len(part) <= width:
+            lines[-1] += part
+        else:
+            lines.append(part)
+    return "\n".join(line for line in lines if line)
+
+
+def _lines(names: Sequence[str]) -> int:
+    return sum(name.count("\n") + 1 for name in names)
+
+
+def _legend(figure: MplFigure, handles: Sequence[Any], labels: Sequence[str]) -> None:
+    """A legend below the axes, outside them: the layout makes room for it, so it covers neither the
+    x-axis title nor the plot (an axes legend anchored below them once overlapped the title), in as
+    many columns as fit the figure's width."""
+    widest = max((len(line) for label in labels for line in label.split("\n")), default=1)
+    columns = max(1, min(len(labels), int(WIDTH * 72 * 0.9 // ((widest + 4) * 8 * 0.62 + 14))))
+    figure.legend(handles, labels, loc="outside lower center", ncols=columns, frameon=False, fontsize=8)
+
+
+def _tick_labels(axes: Axes, positions: Sequence[float], labels: Sequence[str], *, rotate: bool) -> None:
+    """x tick labels, turned 30 degrees (anchored at their end, under their tick) when they are many
+    or long, else centred under their tick (a right-aligned unturned label sat left of it)."""
+    if rotate:
+        axes.set_xticks(positions, labels, rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        axes.set_xticks(positions, labels)
+
+
 def accuracy(leaderboard: Leaderboard) -> MplFigure:
     systems = leaderboard.systems[::-1]  # the best at the top
-    figure = _new(_height(len(systems)))
+    figure = _new(_height(_lines([wrap(s.system) for s in systems])))
     axes = figure.add_subplot()
     for row, system in enumerate(systems):
         overall = system.first.overall
@@ -124,7 +166,7 @@ def accuracy(leaderboard: Leaderboard) -> MplFigure:
             va="center",
             color=INK,
         )
-    axes.set_yticks(range(len(systems)), [s.system for s in systems])
+    axes.set_yticks(range(len(systems)), [wrap(s.system) for s in systems])
     axes.set_xlim(0, 1.18)
     axes.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     _percent_axis(axes.xaxis)
@@ -147,17 +189,21 @@ def _heatmap(
             colour = "white" if value is not None and value < 0.55 else INK  # viridis is dark below the middle
             axes.text(c, r, text, ha="center", va="center", fontsize=8, color=colour if value is not None else MUTED)
     image = axes.imshow(values, cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    axes.set_xticks(range(len(columns)), columns, rotation=30 if len(columns) > 5 else 0, ha="right")
-    axes.set_yticks(range(len(rows)), rows)
+    _tick_labels(axes, range(len(columns)), columns, rotate=len(columns) > 5)
+    axes.set_yticks(range(len(rows)), [wrap(row) for row in rows])
     axes.tick_params(length=0)
     for spine in axes.spines.values():
         spine.set_visible(False)
     return image
 
 
+WIDE_COLUMNS = 6
+"""A heat map of more domains than this takes the page's full width (its cells were too narrow)."""
+
+
 def by_domain(leaderboard: Leaderboard) -> MplFigure:
     domains, systems = leaderboard.domains, leaderboard.systems
-    figure = _new(_height(len(systems), 0.42, 1.6))
+    figure = _new(_height(_lines([wrap(s.system) for s in systems]), 0.42, 1.8), wide=len(domains) > WIDE_COLUMNS)
     axes = figure.add_subplot()
 
     def cell(r: int, c: int) -> tuple[float | None, str]:
@@ -175,7 +221,7 @@ def by_domain(leaderboard: Leaderboard) -> MplFigure:
 def components(leaderboard: Leaderboard) -> MplFigure:
     families = [f for f in COMPONENT_COLUMNS if any(f in s.first.components for s in leaderboard.systems)]
     systems = leaderboard.systems
-    figure = _new(_height(len(systems), 0.42, 1.6))
+    figure = _new(_height(_lines([wrap(s.system) for s in systems]), 0.42, 1.8))
     axes = figure.add_subplot()
 
     def cell(r: int, c: int) -> tuple[float | None, str]:
@@ -191,7 +237,10 @@ def components(leaderboard: Leaderboard) -> MplFigure:
 
 
 def _grouped_bars(
-    axes: Axes, groups: Sequence[str], series: Sequence[tuple[str, Sequence[tuple[float | None, float, float]]]]
+    figure: MplFigure,
+    axes: Axes,
+    groups: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float | None, float, float]]]],
 ) -> None:
     """Bars with 95 % interval whiskers: ``series`` is (name, per group (rate, low, high))."""
     width = 0.8 / max(len(series), 1)
@@ -213,15 +262,14 @@ def _grouped_bars(
             elinewidth=0.8,
             capsize=2,
         )
-    axes.set_xticks(range(len(groups)), groups)
+    _tick_labels(axes, range(len(groups)), groups, rotate=False)
     axes.set_ylim(0, 1.05)
     _percent_axis(axes.yaxis)
     axes.grid(axis="y", color=GRID)
     axes.set_axisbelow(True)
     if len(series) > 1:
-        axes.legend(
-            frameon=False, fontsize=8, ncols=min(4, len(series)), loc="upper center", bbox_to_anchor=(0.5, -0.12)
-        )
+        handles, _ = axes.get_legend_handles_labels()
+        _legend(figure, handles, [wrap(name, 40) for name, _ in series])
 
 
 def _triple(count: Any) -> tuple[float | None, float, float]:
@@ -230,27 +278,32 @@ def _triple(count: Any) -> tuple[float | None, float, float]:
     return (float(count.rate), count.interval.low, count.interval.high)
 
 
+def _bars_height(leaderboard: Leaderboard) -> float:
+    """Room for the bars and for the legend's rows under them."""
+    return 3.0 + 0.16 * len(leaderboard.systems)
+
+
 def by_difficulty(leaderboard: Leaderboard) -> MplFigure:
-    figure = _new(3.4)
+    figure = _new(_bars_height(leaderboard))
     axes = figure.add_subplot()
     series = [
         (s.system, [_triple(s.first.by_difficulty.get(d)) for d in leaderboard.difficulties])
         for s in leaderboard.systems
     ]
-    _grouped_bars(axes, leaderboard.difficulties or ["(none)"], series)
+    _grouped_bars(figure, axes, leaderboard.difficulties or ["(none)"], series)
     axes.set_ylabel("strict success")
     return figure
 
 
 def policy_split(leaderboard: Leaderboard) -> MplFigure:
-    figure = _new(3.4)
+    figure = _new(_bars_height(leaderboard))
     axes = figure.add_subplot()
-    groups = ["no rules to break", "with rules to break", "rules kept (whatever else)"]
+    groups = ["no rules to break", "with rules to break", "rules kept\n(whatever else)"]
     series = [
         (s.system, [_triple(s.first.positive), _triple(s.first.constrained), _triple(s.first.compliance)])
         for s in leaderboard.systems
     ]
-    _grouped_bars(axes, groups, series)
+    _grouped_bars(figure, axes, groups, series)
     axes.set_ylabel("share of tasks")
     return figure
 
@@ -260,26 +313,42 @@ def failures(leaderboard: Leaderboard) -> MplFigure:
 
     labels = label_columns(leaderboard)
     systems = leaderboard.systems[::-1]
-    figure = _new(_height(len(systems), 0.4, 1.6))
+    names = [wrap(s.system) for s in systems]
+    figure = _new(_height(_lines(names), 0.4, 2.0) + 0.2 * (len(labels) > 5))
     axes = figure.add_subplot()
     left = [0] * len(systems)
+    segments = []
     for label in labels:
         counts = [s.first.labels.get(label, 0) for s in systems]
         bars = axes.barh(range(len(systems)), counts, left=left, color=LABEL_COLOURS.get(label, MUTED), label=label)
-        axes.bar_label(bars, [str(c) if c else "" for c in counts], label_type="center", fontsize=7, color="white")
+        segments.append((bars, counts))
         left = [a + b for a, b in zip(left, counts, strict=True)]
-    axes.set_yticks(range(len(systems)), [s.system for s in systems])
+    axes.set_yticks(range(len(systems)), names)
     axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel("unsuccessful tasks, by the first check family that failed")
     axes.grid(axis="x", color=GRID)
     axes.set_axisbelow(True)
     if labels:
-        axes.legend(
-            frameon=False, fontsize=8, ncols=min(5, len(labels)), loc="upper center", bbox_to_anchor=(0.5, -0.2)
-        )
+        handles, shown = axes.get_legend_handles_labels()
+        _legend(figure, handles, shown)
+        _segment_counts(figure, axes, segments)
     else:
         axes.text(0.5, 0.5, "no unsuccessful task", transform=axes.transAxes, ha="center", color=MUTED)
     return figure
+
+
+SEGMENT_FONT = 7
+
+
+def _segment_counts(figure: MplFigure, axes: Axes, segments: Sequence[tuple[Any, list[int]]]) -> None:
+    """Each segment's count in its middle, where it fits: the layout is computed first, so a narrow
+    segment (one failure of fifty) gets no label rather than one over its neighbour's."""
+    figure.draw_without_rendering()
+    per_unit = abs(axes.transData.transform((1, 0))[0] - axes.transData.transform((0, 0))[0])
+    char = SEGMENT_FONT * 0.62 * figure.dpi / 72  # a digit's width in DejaVu Sans, in pixels
+    for bars, counts in segments:
+        texts = [str(c) if c and c * per_unit >= len(str(c)) * char + 4 else "" for c in counts]
+        axes.bar_label(bars, texts, label_type="center", fontsize=SEGMENT_FONT, color="white")
 
 
 def cost(leaderboard: Leaderboard) -> MplFigure:
@@ -301,7 +370,9 @@ def cost(leaderboard: Leaderboard) -> MplFigure:
     axes.grid(color=GRID)
     axes.set_axisbelow(True)
     if unpriced:
-        figure.text(0.01, 0.005, "not shown, no price: " + ", ".join(unpriced), fontsize=7, color=MUTED)
+        # A title, so the layout keeps room for it (a note at the figure's foot ran into the x-axis title).
+        note = "not shown, no price: " + ", ".join(unpriced)
+        axes.set_title(textwrap.fill(note, 110), loc="left", fontsize=7, color=MUTED)
     return figure
 
 
@@ -315,12 +386,17 @@ def _cost_point(axes: Axes, system: SystemResult, colour: str) -> None:
     value = float(first.accuracy)
     low, high = (interval.low, interval.high) if interval else (value, value)
     axes.errorbar([per_task], [value], yerr=[[value - low], [high - value]], fmt="o", color=colour, capsize=3)
-    axes.annotate(system.system, (per_task, value), xytext=(6, 4), textcoords="offset points", fontsize=8)
+    axes.annotate(wrap(system.system), (per_task, value), xytext=(6, 4), textcoords="offset points", fontsize=8)
 
 
 def ranks(leaderboard: Leaderboard) -> MplFigure:
-    """Rank in each round (a bump chart); with one round per system, rank on each measure instead."""
-    figure = _new(_height(len(leaderboard.systems), 0.3, 2.4))
+    """Rank in each round (a bump chart); with one round per system, rank on each measure instead.
+    A single system has no order to hold (its ranks were a flat line at 1): its value on each
+    measure in each round instead."""
+    if len(leaderboard.systems) == 1:
+        return _one_system_measures(leaderboard.systems[0], leaderboard)
+    names = [wrap(s.system, 22) for s in leaderboard.systems]
+    figure = _new(max(3.0, _height(len(leaderboard.systems), 0.3, 2.4)))
     axes = figure.add_subplot()
     if leaderboard.max_rounds > 1:
         columns = [f"round {i + 1}" for i in range(leaderboard.max_rounds)]
@@ -329,18 +405,59 @@ def ranks(leaderboard: Leaderboard) -> MplFigure:
         metric_ranks = leaderboard.metric_ranks()
         columns = list(metric_ranks)
         table = [[metric_ranks[m][i] for m in columns] for i in range(len(leaderboard.systems))]
-    for index, (system, row) in enumerate(zip(leaderboard.systems, table, strict=True)):
+    for index, (name, row) in enumerate(zip(names, table, strict=True)):
         points = [(x, r) for x, r in enumerate(row) if r is not None]
         colour = PALETTE[index % len(PALETTE)]
         axes.plot([p[0] for p in points], [p[1] for p in points], "-o", color=colour, linewidth=1.8, markersize=5)
         if points:
-            axes.annotate(system.system, points[-1], xytext=(8, 0), textcoords="offset points", va="center", fontsize=8)
-    axes.set_xticks(range(len(columns)), columns, rotation=30 if len(columns) > 5 else 0, ha="right")
+            axes.annotate(name, points[-1], xytext=(8, 0), textcoords="offset points", va="center", fontsize=8)
+    _tick_labels(axes, range(len(columns)), columns, rotate=len(columns) > 5)
     axes.set_xlim(-0.3, len(columns) - 0.3 + 0.25 * len(columns))
     axes.set_yticks(range(1, len(leaderboard.systems) + 1))
     axes.set_ylim(len(leaderboard.systems) + 0.5, 0.5)
-    axes.set_ylabel("rank (1 = best; ties share a rank)")
+    axes.set_ylabel("rank (1 = best)")  # the longer label was cut off on short figures
     axes.grid(axis="y", color=GRID)
+    return figure
+
+
+def _measures(leaderboard: Leaderboard, summary: Any) -> list[float | None]:
+    """Figure 15's measures (the ones figure 16 ranks) of one round."""
+    values = [summary.accuracy, summary.macro]
+    values += [_rate_of(summary.by_difficulty, d) for d in leaderboard.difficulties]
+    values += [_rate_of(summary.by_domain, d) for d in leaderboard.domains]
+    return [None if v is None else float(v) for v in values]
+
+
+def _rate_of(counts: dict[str, Any], key: str) -> Any:
+    return counts[key].rate if key in counts else None
+
+
+def _one_system_measures(system: SystemResult, leaderboard: Leaderboard) -> MplFigure:
+    columns = list(leaderboard.metric_values())
+    figure = _new(3.4)
+    axes = figure.add_subplot()
+    rounds = system.summaries
+    for index, summary in enumerate(rounds):
+        points = [(x, v) for x, v in enumerate(_measures(leaderboard, summary)) if v is not None]
+        axes.plot(
+            [p[0] for p in points],
+            [p[1] for p in points],
+            "o" if len(rounds) > 1 else "-o",
+            color=PALETTE[index % len(PALETTE)],
+            markersize=6 if index == 0 else 4,
+            label=f"round {index + 1}",
+            linewidth=1.2,
+        )
+    _tick_labels(axes, range(len(columns)), columns, rotate=len(columns) > 5)
+    axes.set_xlim(-0.5, len(columns) - 0.5)
+    axes.set_ylim(0, 1.05)
+    _percent_axis(axes.yaxis)
+    axes.set_ylabel("strict success")
+    axes.grid(axis="y", color=GRID)
+    axes.set_axisbelow(True)
+    if len(rounds) > 1:
+        handles, labels = axes.get_legend_handles_labels()
+        _legend(figure, handles, labels)
     return figure
 
 
@@ -411,10 +528,21 @@ FIGURES: list[tuple[str, str, str, Callable[[Leaderboard], MplFigure]]] = [
 ]
 
 
+ONE_SYSTEM_RANKS = (
+    "How one system does on each measure",
+    "With one system there is no order to hold, so no ranks (they would all be 1): its strict success on each "
+    "measure figure 16 ranks (overall, domain macro, each difficulty, each domain; figure 15), one colour per "
+    "round. Give crmbench report several runs to rank systems.",
+)
+
+
 def draw(leaderboard: Leaderboard) -> list[Figure]:
     """Every figure as SVG text; raises :class:`MatplotlibMissing` without the ``report`` extra."""
     _matplotlib()
     figures = []
     for key, title, caption, render in FIGURES:
-        figures.append(Figure(key, title, caption, _svg(render(leaderboard), key)))
+        if key == "ranks" and len(leaderboard.systems) == 1:
+            title, caption = ONE_SYSTEM_RANKS
+        wide = key == "domains" and len(leaderboard.domains) > WIDE_COLUMNS
+        figures.append(Figure(key, title, caption, _svg(render(leaderboard), key), wide))
     return figures

@@ -26,13 +26,15 @@ from typing import Any
 
 from pytest_crmbench import __version__
 from pytest_crmbench.results import figures, paired, stats, tables
-from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build
+from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build, by_round_mean
 from pytest_crmbench.results.records import summary_of
+from pytest_crmbench.results.reportstatus import ReportStatus, of_manifests
 from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
 from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
 from pytest_crmbench.results.taskview import index_row, task_detail
 
 REPORT_HTML = "report.html"
+WIDE_CLASS = ' class="wide"'
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")
 
 
@@ -112,31 +114,46 @@ def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
     return load_sources(files, root)
 
 
-def write_report(paths: Sequence[Path], output: Path, sources: Sources) -> Path:
-    """Read the runs at ``paths`` and write their report to ``output`` (atomically)."""
+def write_report(paths: Sequence[Path], output: Path, sources: Sources, status: ReportStatus | None = None) -> Path:
+    """Read the runs at ``paths`` and write their report to ``output`` atomically: a reader (or a
+    browser reloading the page of a run in progress) sees the old file or the new one, never half.
+    ``status``: what the page says about the run (default: read from the runs' manifests)."""
     pages = TaskPages()
     runs = [read_report_run(path, sources, pages) for path in paths]
-    text = render(runs, sources, pages)
+    text = render(runs, sources, pages, status=status)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(output)
+    try:
+        temporary.write_text(text, encoding="utf-8")
+        temporary.replace(output)
+    finally:
+        temporary.unlink(missing_ok=True)  # a failed or interrupted write leaves no stray file
     return output
 
 
-def render(runs: Sequence[ReportRun], sources: Sources, pages: TaskPages, generated: datetime | None = None) -> str:
+def render(
+    runs: Sequence[ReportRun],
+    sources: Sources,
+    pages: TaskPages,
+    generated: datetime | None = None,
+    status: ReportStatus | None = None,
+) -> str:
     board = build([RunInput(r.name, r.saved.system, r.saved.created_at, r.saved.records) for r in runs])
     index = _task_index(runs)
     stamp = (generated or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+    if status is None:
+        status = of_manifests([r.saved.manifest for r in runs], len(runs[-1].saved.records) if runs else 0)
+    elif status.results is None:
+        status = dataclasses.replace(status, results=len(runs[-1].saved.records) if runs else 0)
     body = [
-        _header(runs, sources, stamp),
+        _header(runs, sources, stamp, status),
         _leaderboard(board),
         _figures(board),
         _comparison(runs) if len(runs) == 2 else "",
         _tasks_section(),
     ]
     values = {
-        "title": html.escape("crmbench report: " + ", ".join(r.name for r in runs)),
+        "title": html.escape(_title_prefix(status) + "crmbench report: " + ", ".join(r.name for r in runs)),
         "css": _asset("report.css"),
         "js": _asset("report.js"),
         "body": "\n".join(part for part in body if part),
@@ -144,6 +161,12 @@ def render(runs: Sequence[ReportRun], sources: Sources, pages: TaskPages, genera
         "details": pages.packed(),
     }
     return _PLACEHOLDER.sub(lambda m: values[m.group(1)], _asset("report.html"))
+
+
+def _title_prefix(status: ReportStatus) -> str:
+    if status.state == "running":
+        return f"(in progress {status.results}/{status.expected or '?'}) "
+    return "" if status.state == "final" else "(not final) "
 
 
 def _asset(name: str) -> str:
@@ -216,12 +239,18 @@ def _rate_cell(count: Count) -> str:
     )
 
 
+def _breakable(text: str) -> str:
+    """Escaped, with a line-break opportunity after each ``_`` and ``/`` (a header such as
+    ``customer_support`` may wrap where a browser would not break it)."""
+    return re.sub(r"([_/])", r"\1<wbr>", _e(text))
+
+
 def _table(header: Sequence[str], rows: Sequence[str], cls: str = "") -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    head = "".join(f"<th>{_breakable(h)}</th>" for h in header)
     return f'<div class="scroll"><table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
 
 
-def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str) -> str:
+def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str, status: ReportStatus) -> str:
     rows = []
     for run in runs:
         manifest = run.saved.manifest
@@ -236,12 +265,13 @@ def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str) -> str:
             f"<td><code>{_e(str(task_set.get('hash') or '')[:12])}</code></td>"
             "</tr>"
         )
-    notes = "".join(f'<p class="note">{_e(p)}</p>' for p in sources.problems)
+    notes = "".join(f'<p class="note">{_e(p)}</p>' for p in [*sources.problems, *_sample_notes(runs)])
     return (
         '<header class="top"><h1>crmbench report</h1>'
         f'<p class="muted">Generated {_e(stamp)} by crmbench {_e(__version__)}. '
         "Every rate carries its 95 % interval in brackets. Strict success: every declared check of a task "
         "passed; infra and error results are not scored and are counted apart.</p>"
+        f'<p id="status" class="status {status.state}" role="status">{_e(status.sentence())}</p>'
         '<nav><a href="#leaderboard">Leaderboard</a><a href="#figures">Figures</a>'
         + ('<a href="#comparison">Comparison</a>' if len(runs) == 2 else "")
         + '<a href="#tasks">Tasks</a></nav>'
@@ -249,6 +279,19 @@ def _header(runs: Sequence[ReportRun], sources: Sources, stamp: str) -> str:
         + notes
         + "</header>"
     )
+
+
+def _sample_notes(runs: Sequence[ReportRun]) -> list[str]:
+    """A run of ``--crm-sample`` says so: its figures describe a subset of the selected tasks."""
+    notes = []
+    for run in runs:
+        sample = run.saved.manifest.get("sample")
+        if isinstance(sample, dict):
+            notes.append(
+                f"{run.name} is a sample: {len(sample.get('tasks') or [])} task(s) drawn with --crm-sample="
+                f"{sample.get('n')} (seed {sample.get('seed')}), stratified by domain and difficulty."
+            )
+    return notes
 
 
 def _leaderboard(board: Leaderboard) -> str:
@@ -296,15 +339,20 @@ def _separations(board: Leaderboard) -> str:
 
 
 def _rounds(board: Leaderboard) -> str:
-    repeated = [s for s in board.systems if len(s.rounds) > 1]
+    """Table 9 as the spec defines it: systems ordered by the mean of their rounds (not by the first
+    round), each round's count, the mean with its interval, std, pass^k and the flip rate; then the
+    pairwise Spearman correlations between rounds and figure 16's ranks on each measure."""
+    repeated = by_round_mean(s for s in board.systems if len(s.rounds) > 1)
     if not repeated:
         return ""
+    width = max(len(s.rounds) for s in repeated)
     rows = []
     for system in repeated:
-        rounds = " ".join(f"{_pct(r)}" for r in system.round_rates)
+        cells = [_rate_cell(s.overall) for s in system.summaries]
+        cells += ['<td class="num muted">-</td>'] * (width - len(cells))
         std = "n/a" if system.std is None else f"{system.std * 100:.2f}"
         rows.append(
-            f"<tr><th scope='row'>{_e(system.system)}</th><td>{_e(rounds)}</td>"
+            f"<tr><th scope='row'>{_e(system.system)}</th>{''.join(cells)}"
             f"<td class='num'>{_pct(system.mean)} <small class='muted'>{_e(tables.span(system.mean_interval))}</small></td>"
             f"<td>{_ci_bar(system.mean_interval, system.mean)}</td><td class='num'>{std}</td>"
             f"<td class='num'>{_pct(system.pass_k)} <small>(k={len(system.rounds)})</small></td>"
@@ -321,13 +369,38 @@ def _rounds(board: Leaderboard) -> str:
                 f"<td class='num'>{_pct(figures_.mean)} <small class='muted'>{_e(tables.span(figures_.interval))}</small></td>"
                 f"<td class='num'>{_pct(figures_.pass_k)}</td><td class='num'>{_pct(figures_.flip_rate)}</td></tr>"
             )
+    spearman = "".join(f"<li>{_e(line)}</li>" for line in tables.spearman_sentences(board))
+    header = ["System", *(f"Round {i + 1}" for i in range(width)), "Mean [95% CI]", "", "Std (pp)", "pass^k"]
     return (
-        "<h3>Repeated rounds</h3><p>Mean of the round rates with a 95 % interval from a bootstrap over tasks "
-        "(a task's trials are not independent); pass^k: share of tasks that succeed in every round; flip rate: "
-        "share of tasks whose outcome differs between rounds.</p>"
-        + _table(["System", "Rounds", "Mean [95% CI]", "", "Std (pp)", "pass^k", "Flip rate"], rows)
+        "<h3 id='rounds'>Repeated rounds (table 9)</h3><p>Ordered by the mean of the round rates (the equal-weight "
+        "mean, not pooled attempts), with a 95 % interval from a bootstrap over tasks (a task's trials are not "
+        "independent); std: sample standard deviation of the round rates, in points; pass^k: share of tasks that "
+        "succeed in every round; flip rate: share of tasks whose outcome differs between rounds.</p>"
+        + _table([*header, "Flip rate"], rows, "rounds")
+        + (f"<ul class='spearman'>{spearman}</ul>" if spearman else "")
+        + _metric_ranks(board)
         + "<h3>Repeated rounds by domain</h3>"
         + _table(["System", "Domain", "Mean [95% CI]", "pass^k", "Flip rate"], domain_rows)
+    )
+
+
+def _metric_ranks(board: Leaderboard) -> str:
+    """Figure 16 as a table: each system's rank on every higher-is-better measure (first round,
+    competition ranking), shown with table 9 since the rank figure then shows the rounds."""
+    if len(board.systems) < 2:
+        return ""
+    ranks = board.metric_ranks()
+    shared = {metric: stats.tied(values) for metric, values in ranks.items()}
+    rows = [
+        f"<tr><th scope='row'>{_e(system.system)}</th>"
+        + "".join(f"<td class='num'>{_e(tables.rank_label(ranks[m][i], shared[m][i]))}</td>" for m in ranks)
+        + "</tr>"
+        for i, system in enumerate(board.systems)
+    ]
+    return (
+        "<h3 id='measure-ranks'>Rank on each measure (figure 16)</h3><p>Competition ranking (1 = best; ties share "
+        "a rank, shown <code>2=</code>) on strict accuracy, domain macro, each difficulty and each domain, from the "
+        "first round.</p>" + _table(["System", *ranks], rows, "measure-ranks")
     )
 
 
@@ -358,7 +431,8 @@ def _figures(board: Leaderboard) -> str:
     except figures.MatplotlibMissing as exc:
         return f'<section id="figures"><h2>Figures</h2><p class="note">{_e(exc)}</p></section>'
     items = "".join(
-        f'<figure id="figure-{_e(f.key)}"><h3>{_e(f.title)}</h3>{f.svg}<figcaption>{_e(f.caption)}</figcaption></figure>'
+        f'<figure id="figure-{_e(f.key)}"{WIDE_CLASS if f.wide else ""}><h3>{_e(f.title)}</h3>{f.svg}'
+        f"<figcaption>{_e(f.caption)}</figcaption></figure>"
         for f in drawn
     )
     return f'<section id="figures"><h2>Figures</h2><div class="figures">{items}</div></section>'

@@ -415,6 +415,13 @@ def build(runs: Sequence[RunInput], *, max_unscored: int = 0) -> Leaderboard:
     )
 
 
+def by_round_mean(systems: Iterable[SystemResult]) -> list[SystemResult]:
+    """Table 9's order, as the spec defines it: by the equal-weight mean of the round rates, best
+    first (a system with nothing scored last), ties by name. The markdown, the HTML and the JSON
+    share it: the HTML once ordered table 9 by the first round (issue 32)."""
+    return sorted(systems, key=lambda s: (s.mean is None, -(s.mean or 0.0), s.system))
+
+
 def label_columns(leaderboard: Leaderboard) -> list[str]:
     """Figure 13's sectors: primary labels in priority order, then other outcomes seen."""
     seen = {label for s in leaderboard.systems for label in s.first.labels}

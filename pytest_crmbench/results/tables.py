@@ -13,6 +13,7 @@ from pytest_crmbench.results.leaderboard import (
     Leaderboard,
     RoundSummary,
     SystemResult,
+    by_round_mean,
     label_columns,
 )
 
@@ -189,7 +190,7 @@ def rounds(leaderboard: Leaderboard) -> list[str]:
     """Table 9: per-round counts, mean, sample std (pp), pass^k; then Spearman between rounds."""
     width = leaderboard.max_rounds
     rows = []
-    ordered = sorted(leaderboard.systems, key=lambda s: (-(s.mean or -1.0), s.system))
+    ordered = by_round_mean(leaderboard.systems)
     for system in ordered:
         cells = [cell(s.overall) for s in system.summaries] + [""] * (width - len(system.summaries))
         std = "n/a" if system.std is None else f"{system.std * 100:.2f}"
@@ -198,12 +199,22 @@ def rounds(leaderboard: Leaderboard) -> list[str]:
         rows.append([system.system, *cells, mean, std, f"{pct(system.pass_k)} (k={k})", pct(system.flip_rate)])
     header = ["System", *(f"Round {i + 1}" for i in range(width)), "Mean [95% CI]", "Std (pp)", "pass^k", "Flip rate"]
     lines = table(header, rows)
-    pairs = [(a, b, rho, n) for a, b, rho, n in leaderboard.spearman() if n >= 2]
-    if pairs:
+    sentences = spearman_sentences(leaderboard)
+    if sentences:
         lines.append("")  # ends the markdown table
-    for a, b, rho, n in pairs:
-        shown = "n/a" if rho is None else f"{rho:.3f}"
-        lines.append(f"Spearman rank correlation, rounds {a}-{b}: {shown} over {n} systems (average ranks for ties)")
+    return lines + sentences
+
+
+def spearman_sentences(leaderboard: Leaderboard) -> list[str]:
+    """Table 9's pairwise Spearman correlations of the systems' round rates, one sentence per pair of
+    rounds that at least two systems have."""
+    lines = []
+    for a, b, rho, n in leaderboard.spearman():
+        if n >= 2:
+            shown = "n/a" if rho is None else f"{rho:.3f}"
+            lines.append(
+                f"Spearman rank correlation, rounds {a}-{b}: {shown} over {n} systems (average ranks for ties)"
+            )
     return lines
 
 

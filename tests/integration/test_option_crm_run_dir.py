@@ -370,8 +370,9 @@ def test_a_run_of_another_task_set_cannot_be_checked(
 
 
 def test_progress_lines_while_a_run_goes_on(mini_project: CrmProject) -> None:
-    """Issue 12 item 14: with a short interval every finished task prints its line; by default none."""
-    result = mini_project.run("--crm-agent=null", "--crm-progress=0.000001", "-p", "no:randomly")
+    """Issue 12 item 14: with a short interval every finished task prints its line (-v: one line per
+    item, so the progress lines break no line of letters); by default none."""
+    result = mini_project.run("--crm-agent=null", "--crm-progress=0.000001", "-p", "no:randomly", "-v")
     progress = [line for line in result.stdout.lines if line.startswith("crmbench progress: ")]
     assert progress, result.stdout.str()
     assert progress[-1].startswith("crmbench progress: 6/6 task results, 0.0% success (0/6 scored), 0 infra, $0.00")

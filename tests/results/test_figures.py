@@ -87,3 +87,34 @@ def test_missing_matplotlib_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(builtins, "__import__", no_matplotlib)
     with pytest.raises(figures.MatplotlibMissing, match=r"pip install 'crmbench\[report\]'"):
         figures.draw(board([("a", [rec("t", "success")])]))
+
+
+def test_long_system_names_wrap_after_a_slash() -> None:
+    assert figures.wrap("graph/openrouter/meta-llama/llama-3.3-70b-instruct") == (
+        "graph/openrouter/\nmeta-llama/\nllama-3.3-70b-instruct"
+    )
+    assert figures.wrap("graph/openai/gpt-5-mini") == "graph/openai/gpt-5-mini"
+    assert figures.wrap("a-name-longer-than-the-width-without-slashes", 10) == (
+        "a-name-longer-than-the-width-without-slashes"
+    )
+
+
+def test_one_system_gets_its_measures_not_a_flat_line_of_ranks() -> None:
+    """One system ranks first on everything: the rank figure says why it shows values instead."""
+    drawn = {f.key: f for f in figures.draw(board([("solo", [rec("t1", "success"), rec("t2", "failure")])]))}
+    ranks = drawn["ranks"]
+    assert ranks.title == "How one system does on each measure" and "no order to hold" in ranks.caption
+    assert ">strict success<" in ranks.svg and ">rank (1 = best)<" not in ranks.svg
+    two = {f.key: f for f in figures.draw(board([("a", [rec("t1", "success")]), ("b", [rec("t1", "failure")])]))}
+    assert two["ranks"].title == "Does the order hold?" and ">rank (1 = best)<" in two["ranks"].svg
+
+
+def test_a_segment_too_narrow_for_its_count_is_not_labelled() -> None:
+    """Figure 13: one failure of 200 gets no label over its neighbour's (they collided)."""
+    many = [rec(f"t{i}", "failure") for i in range(200)]
+    one_state = [
+        ResultRecord(task_id="s", domain="d1", difficulty="easy", outcome="failure", primary_label="state"),
+        *(rec(f"u{i}", "success") for i in range(199)),
+    ]
+    svg = next(f.svg for f in figures.draw(board([("a", many), ("b", one_state)])) if f.key == "failures")
+    assert ">200<" in svg and ">1<" not in svg

@@ -201,3 +201,33 @@ def test_a_resumed_result_shows_its_later_attempt(
     assert row[column["outcome"]] == "success"
     assert details[row[column["detail"]]]["record"]["outcome"] == "success"
     assert [d["record"]["outcome"] for d in details] != ["success"]  # the earlier page was there to skip
+
+
+def test_table_9_is_ordered_by_the_round_mean_with_spearman_and_measure_ranks() -> None:
+    """Spec table 9: systems by their three-round mean (the HTML once used the first round, the
+    markdown the mean); the pairwise Spearman correlations and figure 16's ranks come with it."""
+    from pytest_crmbench.results import html as report_html
+    from pytest_crmbench.results import tables
+    from pytest_crmbench.results.leaderboard import RunInput, build
+    from tests.results.test_leaderboard import rec
+
+    def run(name: str, passes: list[int]) -> RunInput:
+        records = [
+            rec(f"t{i}", "success" if i < passed else "failure", trial=trial, label=None if i < passed else "action")
+            for trial, passed in enumerate(passes)
+            for i in range(4)
+        ]
+        return RunInput(name, name, "2026-11-30", records)
+
+    # First round: early 3/4 ahead of late 2/4; mean over rounds: late 75 % ahead of early 50 %.
+    board = build([run("early", [3, 1]), run("late", [2, 4])])
+    assert [s.system for s in board.systems] == ["early", "late"]  # table 6: the first round
+    section = report_html._leaderboard(board)
+    rounds = section[section.index("Repeated rounds (table 9)") :]
+    assert rounds.index(">late</th>") < rounds.index(">early</th>")
+    markdown = tables.markdown(board)
+    assert markdown.index("| late ") < markdown.index("| early ", markdown.index("table 9"))
+    assert "Spearman rank correlation, rounds 1-2: -1.000 over 2 systems (average ranks for ties)" in rounds
+    ranks = rounds[rounds.index("Rank on each measure (figure 16)") :]
+    assert "<th>accuracy</th>" in ranks and "<th>macro</th>" in ranks and "<th>easy</th>" in ranks
+    assert "(1/4)" in rounds and "(4/4)" in rounds  # each round's count, as the spec's table gives it
