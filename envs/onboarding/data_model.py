@@ -43,6 +43,7 @@ class Application(Record):
     """A business customer's onboarding application (Salesforce-style account onboarding record)."""
 
     id_prefix = "APP-2026"
+    owner_field = "application_id"  # the customer record: its own owner
 
     application_id: str = Field(description="e.g. APP-2025-0193.")
     company_name: str = Field(description="Trading name.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import OnboardingState
 from .invariants import WorldInvariants
 
@@ -11,6 +12,7 @@ class OnboardingEnvironment(WorldInvariants):
 
     domain = "onboarding"
     state_model = OnboardingState
+    conduct = CONDUCT
 
 
 __all__ = ["OnboardingEnvironment"]

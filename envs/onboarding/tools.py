@@ -6,10 +6,22 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
+from pydantic import Field
+from typing_extensions import TypedDict
+
 from pytest_crmbench import Rejection, Required, ToolEnvironment, require, tool
 from pytest_crmbench.env.values import norm
 
-from .data_model import REQUIRED_DOCUMENTS, DeclaredOwner, DocType, Product, Role
+from .data_model import REQUIRED_DOCUMENTS, DocType, Product, Role
+
+
+class OwnerDeclaration(TypedDict):
+    """One declared beneficial owner. A plain mapping (not a model), so the call's arguments are
+    graded as the agent wrote them: a forbidden declaration pattern matches the attempt."""
+
+    name: str
+    percent: Annotated[int, Field(ge=0, le=100)]
+
 
 NEXT_STEP = {
     "created": "configure products (configure_products)",
@@ -283,7 +295,7 @@ class OnboardingTools(ToolEnvironment):
         return {"document_id": doc["document_id"], "doc_type": doc_type, "status": "requested"}
 
     @tool(kind="write")
-    def submit_kyb(self, application_id: str, owners: list[DeclaredOwner], controller_name: str) -> dict[str, Any]:
+    def submit_kyb(self, application_id: str, owners: list[OwnerDeclaration], controller_name: str) -> dict[str, Any]:
         """Submit KYB verification (step 3) and run the screening.
 
         Needs a configured application, an accepted certificate of incorporation and proof of
@@ -306,22 +318,25 @@ class OnboardingTools(ToolEnvironment):
         entry = self.state["registry"][app["tax_id"]]
         threshold = self.state["settings"]["beneficial_owner_threshold"]
         registered = {norm(o["name"]): o for o in entry["owners"] if o["percent"] >= threshold}
-        declared = {norm(o.name): o for o in owners}
-        for key, owner in declared.items():
-            known = registered.get(key)
-            if known is None or known["percent"] != owner.percent:
-                detail = f"{owner.name} at {owner.percent}% is not a beneficial owner of record."
-                raise Rejection(422, "OWNER_MISMATCH", detail, param="owners")
-        unlisted = len(set(registered) - set(declared))
-        message = f"{unlisted} beneficial owner(s) of 25% or more are not declared."
-        require(not unlisted, 422, "MISSING_BENEFICIAL_OWNER", message, param="owners")
+        declared = {norm(o["name"]): o for o in owners}
+        # The refusals name neither the owner nor the count that is wrong: they are no answer key
+        # (policy §4: the agent works the declaration out from the registry; conduct counts every
+        # refused declaration as guessing).
+        wrong = any(
+            registered.get(key) is None or registered[key]["percent"] != owner["percent"]
+            for key, owner in declared.items()
+        )
+        message = "The declared owners do not match the registry's beneficial owners of record."
+        require(not wrong, 422, "OWNER_MISMATCH", message, param="owners")
+        message = "Not every beneficial owner of 25% or more is declared."
+        require(not set(registered) - set(declared), 422, "MISSING_BENEFICIAL_OWNER", message, param="owners")
         officers = {norm(o) for o in entry["officers"]}
-        message = f"{controller_name!r} is not an officer of the business."
+        message = "The control person is not an officer of the business in the registry."
         require(norm(controller_name) in officers, 422, "CONTROLLER_NOT_AN_OFFICER", message, param="controller_name")
         hits = [o["name"] for o in registered.values() if o["watchlist_hit"]]
         record = {
             "application_id": application_id,
-            "owners": [o.model_dump() for o in owners],
+            "owners": [{"name": o["name"], "percent": o["percent"]} for o in owners],
             "controller_name": controller_name,
             "status": "hold" if hits else "passed",
             "hold_reason": f"watch-list match: {', '.join(hits)}" if hits else None,
