@@ -88,7 +88,7 @@ def tasks(domain: str) -> dict[str, TaskRecord]:
 def audit(domain: str, task_id: str) -> TaskAudit:
     record, environment = tasks(domain)[task_id], ENVIRONMENTS[domain]
     gold = replay(record.task, environment, steps_of(record.task.gold.path)).evidence
-    return audit_task(record, environment, load_hints(environment).hints, gold, {})
+    return audit_task(record, environment, load_hints(environment).hints, gold)
 
 
 CASES = [

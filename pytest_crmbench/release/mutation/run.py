@@ -70,13 +70,16 @@ def audit_task(
     environment: type[ToolEnvironment],
     hints: MutationHints,
     gold_evidence: Evidence,
-    free_text: Mapping[str, frozenset[str]],
 ) -> TaskAudit:
-    """Derive, replay and classify every trajectory of one task whose gold replay is clean."""
+    """Derive, replay and classify every trajectory of one task whose gold replay is clean.
+
+    Which arguments are prose (never mutated into wrong values) the tools declare themselves
+    (``@tool(prose=...)``): no caller decides it, so every audit of a task sees the same paths."""
     task = record.task
     gold = Gold(tuple(steps_of(task.gold.path)), tuple(gold_evidence.tool_calls))
     kinds = {name: spec.kind for name, spec in environment.tools.items()}
-    situation = Situation(task, gold.calls, gold_evidence.initial_state, gold_evidence.final_state, free_text, kinds)
+    prose = environment.prose_arguments()
+    situation = Situation(task, gold.calls, gold_evidence.initial_state, gold_evidence.final_state, prose, kinds)
     audit = TaskAudit(record)
     writes = _ok_writes(environment, gold_evidence.tool_calls)
     waivers = {w.mutation: w.reason for w in task.mutation_waivers}

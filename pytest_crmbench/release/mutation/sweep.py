@@ -41,9 +41,8 @@ class MutationRun:
         loaded = self.hints[domain]
         if loaded.problems:
             return  # hints the domain got wrong would make every verdict meaningless
-        free_text = environment.prose_arguments()  # declared by the tools: the manifest decides nothing here
         try:
-            self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold, free_text))
+            self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold))
         except Exception as exc:  # a bug in the domain's hints: report it where it happened, go on
             where = f"{loaded.source.name} " if loaded.source else ""
             message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"

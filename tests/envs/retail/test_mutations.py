@@ -24,7 +24,7 @@ def records() -> dict[str, TaskRecord]:
 def audit(task_id: str) -> TaskAudit:
     record = records()[task_id]
     gold = replay(record.task, RetailEnvironment, steps_of(record.task.gold.path)).evidence
-    return audit_task(record, RetailEnvironment, load_hints(RetailEnvironment).hints, gold, {})
+    return audit_task(record, RetailEnvironment, load_hints(RetailEnvironment).hints, gold)
 
 
 @pytest.mark.parametrize(

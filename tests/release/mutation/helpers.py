@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, derive
+from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
 from pytest_crmbench.release.mutation.trajectory import replay, steps_of
 
 TRANSFER_50 = [
@@ -42,6 +45,15 @@ def prepared(task: Task, environment: type[ToolEnvironment]) -> tuple[Gold, Situ
 def mutants(task: Task, environment: type[ToolEnvironment], hints: MutationHints | None = None) -> dict[str, Mutant]:
     gold, situation = prepared(task, environment)
     return {m.id: m for m in derive(environment, hints or MutationHints(), gold, situation)}
+
+
+def audited(
+    task: Task | TaskRecord, environment: type[ToolEnvironment], hints: MutationHints | None = None
+) -> TaskAudit:
+    """The mutation audit of one task (a bare task is given a record of its own), after its gold replay."""
+    record = task if isinstance(task, TaskRecord) else TaskRecord(task, Path(f"{task.domain}.yaml"), 1)
+    gold = replay(record.task, environment, steps_of(record.task.gold.path)).evidence
+    return audit_task(record, environment, hints or MutationHints(), gold)
 
 
 def tools_of(mutant: Mutant) -> list[str]:

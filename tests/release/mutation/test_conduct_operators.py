@@ -3,19 +3,15 @@ the rule it breaks, and a read that discloses nobody new is equivalent, not a su
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any, ClassVar
 
 from pytest_crmbench import tool
 from pytest_crmbench.core.conduct import ConductRules, Divisible, Identity
-from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.release.mutation.conduct_operators import conduct_wrong_paths
 from pytest_crmbench.release.mutation.hints import MutationHints
-from pytest_crmbench.release.mutation.run import audit_task
-from pytest_crmbench.release.mutation.trajectory import replay, steps_of
 from tests.env.test_access import Desk
-from tests.release.mutation.helpers import prepared
+from tests.release.mutation.helpers import audited, prepared
 
 
 class Helpdesk(Desk):
@@ -70,9 +66,7 @@ def test_every_v2_operator_is_derived_and_killed_by_conduct() -> None:
     operators = {m.operator for m in conduct_wrong_paths(Helpdesk, MutationHints(), gold, situation)}
     assert operators == {"fail_identity", "late_identity", "sibling", "misspoken", "unfiltered", "unrequested"}
 
-    record = TaskRecord(task(), Path("helpdesk.yaml"), 1)
-    evidence = replay(task(), Helpdesk, steps_of(task().gold.path)).evidence
-    audit = audit_task(record, Helpdesk, MutationHints(), evidence, Helpdesk.prose_arguments())
+    audit = audited(task(), Helpdesk)
     outcomes = {
         r.mutant.operator: (r.outcome, r.failed_checks) for r in audit.results if r.mutant.operator in operators
     }
@@ -113,9 +107,7 @@ def credit_task(contract: dict[str, Any]) -> Task:
 
 
 def split_outcomes(contract: dict[str, Any]) -> dict[str, tuple[str, tuple[str, ...]]]:
-    task = credit_task(contract)
-    evidence = replay(task, CreditDesk, steps_of(task.gold.path)).evidence
-    audit = audit_task(TaskRecord(task, Path("creditdesk.yaml"), 1), CreditDesk, MutationHints(), evidence, {})
+    audit = audited(credit_task(contract), CreditDesk)
     return {r.mutant.id: (r.outcome, r.failed_checks) for r in audit.results if r.mutant.operator == "split_write"}
 
 
@@ -131,9 +123,7 @@ def test_a_contract_that_pins_the_one_calls_quantity_fails_the_split() -> None:
 
 
 def test_no_split_is_derived_where_the_domain_declares_no_divisible_write() -> None:
-    task = credit_task({"expected_state": {"customers.C2.credit": 17}})
-    evidence = replay(task, Helpdesk, steps_of(task.gold.path)).evidence
-    audit = audit_task(TaskRecord(task, Path("helpdesk.yaml"), 1), Helpdesk, MutationHints(), evidence, {})
+    audit = audited(credit_task({"expected_state": {"customers.C2.credit": 17}}), Helpdesk)
     assert not [r for r in audit.results if r.mutant.operator == "split_write"]
 
 
@@ -164,9 +154,7 @@ class ClosingDesk(Helpdesk):
 
 
 def test_a_write_done_through_another_tool_on_the_same_record_is_derived_and_killed() -> None:
-    record = TaskRecord(task(), Path("closingdesk.yaml"), 1)
-    evidence = replay(task(), ClosingDesk, steps_of(task().gold.path)).evidence
-    audit = audit_task(record, ClosingDesk, MutationHints(), evidence, ClosingDesk.prose_arguments())
+    audit = audited(task(), ClosingDesk)
     substitutes = {
         r.mutant.id: (r.outcome, r.failed_checks) for r in audit.results if r.mutant.operator == "substitute"
     }

@@ -10,10 +10,10 @@ import yaml
 from pytest_crmbench.core.loader import TaskRecord, load_task_file
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.hints import Call, ForbiddenMove, Insertion, MutationHints, Situation
-from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
+from pytest_crmbench.release.mutation.run import TaskAudit
 from pytest_crmbench.release.mutation.scoring import lone_catches
-from pytest_crmbench.release.mutation.trajectory import replay, steps_of
 from tests.release.mutation.helpers import TRANSFER_50, mini_task
+from tests.release.mutation.helpers import audited as audit
 
 PAY_AND_NOTE = [
     {"tool": "pay_order", "args": {"order_id": "ORD-1"}},
@@ -27,11 +27,6 @@ def record_of(tmp_path: Path, path: list[dict[str, Any]], contract: dict[str, An
     file.write_text(yaml.safe_dump([data], sort_keys=False))
     (record,) = load_task_file(file, display_path="case.yaml")
     return record
-
-
-def audit(record: TaskRecord, environment: type[ToolEnvironment], hints: MutationHints | None = None) -> TaskAudit:
-    gold = replay(record.task, environment, steps_of(record.task.gold.path)).evidence
-    return audit_task(record, environment, hints or MutationHints(), gold, {})
 
 
 def outcomes(result: TaskAudit) -> dict[str, str]:
