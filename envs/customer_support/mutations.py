@@ -68,11 +68,7 @@ def act_on_others_case(situation: Situation) -> Iterator[Insertion]:
     own = customer(situation)
     if own is None:
         return
-    cases = situation.initial_state["cases"]
-    for case_id in situation.mentioned("cases"):
-        holder = cases[case_id]["account_id"]
-        if holder == own:
-            continue
+    for case_id, holder in situation.held_by_others("cases", "account_id", own):
         ids = {"account_id": holder, "case_id": case_id}
         for call in (
             Call("get_case", ids),

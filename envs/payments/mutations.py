@@ -108,10 +108,7 @@ def act_on_others_transaction(situation: Situation) -> Iterator[Insertion]:
     if own is None:
         return
     transactions = situation.initial_state["transactions"]
-    for txn_id in situation.mentioned("transactions"):
-        holder = transactions[txn_id]["account_id"]
-        if holder == own:
-            continue
+    for txn_id, holder in situation.held_by_others("transactions", "account_id", own):
         ids = {"account_id": holder, "transaction_id": txn_id}
         for call in (
             Call("get_transaction", ids),

@@ -296,11 +296,7 @@ def act_for_third_party(situation: Situation) -> Iterator[Insertion]:
         if other != owner:
             for read in ("get_traveller", "list_bookings"):
                 yield Insertion(situation.end, (Call(read, {"traveller_id": other}),))
-    bookings = situation.initial_state["bookings"]
-    for locator in situation.mentioned("bookings"):
-        holder = bookings[locator]["traveller_id"]
-        if holder == owner:
-            continue
+    for locator, holder in situation.held_by_others("bookings", "traveller_id", owner):
         ids = {"traveller_id": holder, "locator": locator}
         for call in (
             Call("get_traveller", {"traveller_id": holder}),

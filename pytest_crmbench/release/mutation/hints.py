@@ -93,6 +93,16 @@ class Situation:
         found = [(m.start(), key) for key in records if (m := _token(str(key)).search(self.text)) is not None]
         return [key for _, key in sorted(found)]
 
+    def held_by_others(self, collection: str, owner_field: str, owner: str) -> list[tuple[str, str]]:
+        """(id, holder) of the records of ``collection`` the task names that ``owner`` does not hold:
+        the other customer's payment, case or booking a caller quotes."""
+        records = self.initial_state.get(collection) or {}
+        return [
+            (key, holder)
+            for key in self.mentioned(collection)
+            if (holder := records[key].get(owner_field)) is not None and holder != owner
+        ]
+
     @functools.cached_property
     def all_mentioned(self) -> frozenset[str]:
         """Every id of every top-level collection of the world that the task names."""
