@@ -66,6 +66,7 @@ PROBE_TOOL = {
         "parameters": {"type": "object", "properties": {}, "additionalProperties": False},
     },
 }
+PING = {"role": "user", "content": "Ping."}
 PROBE_TOKENS = 16
 """Enough for a server to start a JSON answer or a tool call; a local server charges nothing."""
 REFUSED_SHAPE = frozenset({400, 415, 422, 500, 501})
@@ -140,7 +141,7 @@ def check(
         missing = litellm.validate_environment(model=target.model).get("missing_keys") or []
         if missing:
             return f"missing credential: set {' and '.join(missing)} ({SKIP_HINT})"
-        return _request_problem(litellm, settings, target, provider, {})
+        return _request_problem(litellm, settings, target, provider)
     listed, problem = _listing(target, provider, timeout_s)
     if listed and problem:
         return problem
@@ -152,17 +153,17 @@ def _shape_problems(
 ) -> str | None:
     """A custom server against the requests its roles will send; the output mode of each."""
     if "agent" in target.roles:
-        problem = _request_problem(litellm, settings, target, provider, {"tools": [PROBE_TOOL]}, shape=True)
+        problem = _request_problem(litellm, settings, target, provider, {"messages": [PING], "tools": [PROBE_TOOL]})
         if problem:
             return f"{problem}; the agent needs a server that takes tool definitions"
     mode: OutputMode | None = None
     tried: list[str] = []
     for candidate in OUTPUT_MODES:
         structured = structured_request(candidate, "crm_preflight", PROBE_SCHEMA)
-        extra: dict[str, Any] = {"messages": [{"role": "system", "content": structured.system("Answer a ping.")}]}
+        probe: dict[str, Any] = {"messages": [{"role": "system", "content": structured.system("Answer a ping.")}, PING]}
         if structured.response_format is not None:
-            extra["response_format"] = structured.response_format
-        problem = _request_problem(litellm, settings, target, provider, extra, shape=True)
+            probe["response_format"] = structured.response_format
+        problem = _request_problem(litellm, settings, target, provider, probe)
         if problem is None:
             mode = candidate
             break
@@ -239,24 +240,21 @@ def _request_problem(
     settings: ModelSettings,
     target: Target,
     provider: str,
-    extra: dict[str, Any],
-    *,
-    shape: bool = False,
+    probe: dict[str, Any] | None = None,
 ) -> str | None:
-    """The problem one request shows, if any. ``shape``: a custom server's probe of a request
-    shape, where a refusal of the shape (:data:`REFUSED_SHAPE`) is a problem too."""
+    """The problem one request shows, if any: one token of "Reply with OK.", or ``probe`` (the
+    messages and features of a request shape a custom server is tried with), where a refusal of
+    the shape (:data:`REFUSED_SHAPE`) is a problem too."""
     config = settings.config(target.roles[0])
     kwargs: dict[str, Any] = {
         "model": target.model,
         "messages": [{"role": "user", "content": "Reply with OK."}],
-        "max_tokens": PROBE_TOKENS if shape else 1,
+        "max_tokens": 1 if probe is None else PROBE_TOKENS,
         "max_retries": 0,
         "timeout": config.timeout_s,
         "drop_params": True,
+        **(probe or {}),
     }
-    if shape:
-        kwargs["messages"] = [*extra.pop("messages", []), {"role": "user", "content": "Ping."}]
-    kwargs.update(extra)
     if target.api_base:
         kwargs["api_base"] = target.api_base
         if not os.environ.get(credential_variable(provider)):
@@ -267,7 +265,7 @@ def _request_problem(
     except Exception as exc:
         problem = _request_failure(exc, target, provider)
         status = getattr(exc, "status_code", None)
-        if problem is None and shape and status in REFUSED_SHAPE:
+        if problem is None and probe is not None and status in REFUSED_SHAPE:
             return REFUSED_PREFIX + redacted_text(f"HTTP {status}: {_first_line(str(exc))}", 200)
         return problem
     return None

@@ -31,7 +31,6 @@ class Preflight:
         self.distributed = distributed
         self._thread: threading.Thread | None = None
         self._outcome: Outcome | Exception | None = None
-        self.config: pytest.Config | None = None
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -39,7 +38,6 @@ class Preflight:
         # collection or later), so no episode has started yet.
         if session.config.option.collectonly:
             return
-        self.config = session.config
         if self.distributed:
             self._run()
             self._raise()
@@ -86,10 +84,6 @@ class Preflight:
             return
         if outcome.problems:
             raise pytest.UsageError(format_problems(outcome.problems))
-        # In place, before any episode: every config the run builds from here on asks in these forms.
+        # In place, before any episode: every config the run builds from here on asks in these
+        # forms, and the run's manifest records them (beside the resume fingerprint, not in it).
         self.settings.models.output_modes.update(outcome.modes)
-        recorder = self.config.pluginmanager.get_plugin("crmbench-recorder") if self.config else None
-        manifest = getattr(recorder, "manifest", None)
-        if isinstance(manifest, dict):
-            # Beside the resume fingerprint's `models`, not in it: found anew by every session.
-            manifest["output_modes"] = dict(outcome.modes)

@@ -146,6 +146,9 @@ class RunRecorder:
         if self.run_dir and self.manifest and not self._manifest_written:
             # No "finished" entry until the session ends: a run killed before it is incomplete.
             self.manifest = {**self.manifest, "finished": None}
+            modes = self.settings.models.output_modes  # found by this session's preflight, before any item
+            if modes:
+                self.manifest["output_modes"] = dict(modes)
             self._write(lambda run_dir: run_dir.write_manifest(self.manifest or {}))
             self._manifest_written = True
 
