@@ -22,6 +22,7 @@ MUTATIONS_OUT = Path("crm-runs/evidence/mutation_audit.json")
 
 
 def _validate(args: argparse.Namespace) -> int:
+    from pytest_crmbench.release.forked import parallel_jobs
     from pytest_crmbench.release.passed import Passes
     from pytest_crmbench.release.validate import Selection, validate
 
@@ -34,6 +35,7 @@ def _validate(args: argparse.Namespace) -> int:
         fuzz_examples=args.fuzz_examples,
         selection=Selection(tuple(args.domain), tuple(args.task)),
         passes=Passes(None if args.no_cache else args.cache_dir),
+        jobs=parallel_jobs(args.jobs),
         progress=lambda line: print(line, file=sys.stderr, flush=True),  # stdout keeps the report alone
     )
     print("\n".join(report.lines()))
@@ -116,8 +118,16 @@ def add_commands(commands: Any) -> None:
         type=Path,
         default=Path(".crmbench-cache"),  # release.passed.DEFAULT_DIR (not imported: --help stays fast)
         metavar="DIR",
-        help="Remember checks that passed (the tool fuzz per domain) by a hash of their inputs, so an unchanged"
-        " domain is not checked again (default: %(default)s).",
+        help="Remember checks that passed (each task's gold stage, each domain's tool fuzz) by a hash of their"
+        " inputs, so nothing unchanged is checked again (default: %(default)s).",
+    )
+    validate.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help="Processes for the gold replays, audits and fuzz (default: one per core; 1: in this process).",
     )
     validate.add_argument("--no-cache", action="store_true", help="Run every check, remembering nothing.")
     validate.set_defaults(handler=_validate)

@@ -19,6 +19,7 @@ from typing import Any
 
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.env.environment import ToolEnvironment
+from pytest_crmbench.release.forked import forked_map
 from pytest_crmbench.release.lock import environment_files
 from pytest_crmbench.release.passed import Passes
 
@@ -35,29 +36,50 @@ class ToolCrashed(Exception):
 
 
 def fuzz_problems(
-    environments: Mapping[str, type[ToolEnvironment]], examples: int = EXAMPLES_PER_TOOL, passes: Passes | None = None
+    environments: Mapping[str, type[ToolEnvironment]],
+    examples: int = EXAMPLES_PER_TOOL,
+    passes: Passes | None = None,
+    *,
+    jobs: int = 1,
 ) -> list[SpecError]:
     """One problem per tool that crashed, with the smallest arguments hypothesis found.
 
     ``passes``: a domain whose fuzz passed on exactly these inputs (its folder's files, crmbench's
-    source, hypothesis's version, ``examples``) is not fuzzed again.
+    source, hypothesis's version, ``examples``) is not fuzzed again. ``jobs``: processes, one tool
+    at a time each (derandomised: the same examples in any process).
     """
     try:
         import hypothesis  # a test dependency: imported only when a release is validated
     except ImportError:
         return [SpecError("the tool fuzz needs hypothesis: pip install 'crmbench[release]'", field="tools")]
     passes = passes or Passes(None)
+    keys = {
+        domain: _fuzz_key(environments[domain], examples, hypothesis.__version__) for domain in sorted(environments)
+    }
+    due = [domain for domain, key in keys.items() if key is None or not passes.known(key, f"fuzz {domain}")]
+    tools = [(domain, name) for domain in due for name in environments[domain].tools]
+    crashes = dict(zip(tools, forked_map(_tool_problem, (environments, examples), tools, jobs), strict=True))
     problems = []
-    for domain in sorted(environments):
-        environment = environments[domain]
-        key = _fuzz_key(environment, examples, hypothesis.__version__)
-        if key is not None and passes.known(key, f"fuzz {domain}"):
-            continue
-        found = _domain_problems(environment, examples)
+    for domain in due:
+        found = [crash for name in environments[domain].tools if (crash := crashes[domain, name]) is not None]
+        key = keys[domain]
         if not found and key is not None:
             passes.remember(key, f"fuzz {domain}")
         problems.extend(found)
     return problems
+
+
+def _tool_problem(shared: tuple[Mapping[str, type[ToolEnvironment]], int], tool: tuple[str, str]) -> SpecError | None:
+    environments, examples = shared
+    environment, name = environments[tool[0]], tool[1]
+    crash = _crash(environment, name, examples)
+    if crash is None:
+        return None
+    return SpecError(
+        f"tool {name} crashes on schema-valid arguments {crash.arguments}: {crash.error.get('message')}",
+        file=_source(environment),
+        field=name,
+    )
 
 
 def _fuzz_key(environment: type[ToolEnvironment], examples: int, library: str) -> str | None:
@@ -68,21 +90,6 @@ def _fuzz_key(environment: type[ToolEnvironment], examples: int, library: str) -
     if not (folder / "environment.py").is_file():
         return None  # not a domain folder (envs/<domain>/environment.py): nothing that keys it safely
     return Passes.key("fuzz", files=environment_files(folder), examples=examples, hypothesis=library)
-
-
-def _domain_problems(environment: type[ToolEnvironment], examples: int) -> list[SpecError]:
-    problems = []
-    for name in environment.tools:
-        crash = _crash(environment, name, examples)
-        if crash is not None:
-            problems.append(
-                SpecError(
-                    f"tool {name} crashes on schema-valid arguments {crash.arguments}: {crash.error.get('message')}",
-                    file=_source(environment),
-                    field=name,
-                )
-            )
-    return problems
 
 
 def _crash(environment: type[ToolEnvironment], name: str, examples: int) -> ToolCrashed | None:

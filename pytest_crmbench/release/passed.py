@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,31 @@ class Passes:
         except OSError:
             pass  # a cache that cannot be written only costs time: the check ran and passed
 
-    def _file(self, key: str) -> Path:
+    def recall(self, key: str, check: str) -> bytes | None:
+        """The result remembered with a pass (see :meth:`store`), or None."""
+        if self.root is None:
+            return None
+        try:
+            data = self._file(key, "results").read_bytes()
+        except OSError:
+            return None
+        self.reused.append(check)
+        return data
+
+    def store(self, key: str, data: bytes) -> None:
+        """Remember a passed check with its result, for a check whose result is more than "passed"
+        (a task's gold stage: its audit's figures and survivors)."""
+        if self.root is None:
+            return
+        path = self._file(key, "results")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            partial = path.with_suffix(f".{os.getpid()}.part")
+            partial.write_bytes(data)
+            partial.replace(path)  # a reader never sees half an entry (parallel gates share the cache)
+        except OSError:
+            pass  # a cache that cannot be written only costs time: the check ran and passed
+
+    def _file(self, key: str, kind: str = "passed") -> Path:
         assert self.root is not None
-        return self.root / "passed" / key[:2] / key
+        return self.root / kind / key[:2] / key

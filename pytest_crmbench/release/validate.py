@@ -27,13 +27,13 @@ from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.fuzz import EXAMPLES_PER_TOOL, fuzz_problems
+from pytest_crmbench.release.goldstage import CHECK as GOLD_STAGE
+from pytest_crmbench.release.goldstage import GoldStage, domain_inputs, gold_stages, recall, remember, stage_key
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, invariant_problems, load_manifest
 from pytest_crmbench.release.mutation.sweep import MutationRun
 from pytest_crmbench.release.passed import Passes
-from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.structure import exposure_problems, inspect_record
-from pytest_crmbench.release.sufficiency import information_problems
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
 from pytest_crmbench.release.world import seed_problems
 
@@ -94,10 +94,12 @@ class ValidationReport:
         )
         written = [f"wrote {shown(self.lock_written)}"] if self.lock_written else []
         if self.reused:
-            written.append(
-                f"not run again, passed before on the same files and crmbench ({len(self.reused)}): "
-                + ", ".join(self.reused)
-            )
+            stages = self.reused.count(GOLD_STAGE)
+            named = [
+                *([f"gold stage of {stages} task(s)"] if stages else []),
+                *(r for r in self.reused if r != GOLD_STAGE),
+            ]
+            written.append("not run again, passed before on the same files and crmbench: " + ", ".join(named))
         survivors = [s.render() for s in self.survivors]
         notes = [f"note: {n.render()}" for n in self.notes]
         if self.notes:
@@ -115,13 +117,15 @@ def validate(
     fuzz_examples: int = EXAMPLES_PER_TOOL,
     selection: Selection = Selection(),  # frozen: one shared empty default is safe
     passes: Passes | None = None,
+    jobs: int = 1,
     progress: Callable[[str], None] = lambda line: None,
 ) -> ValidationReport:
     """Validate the task set; ``lock=True`` (which implies ``gold``) writes the lock if all is well.
 
     ``fuzz_examples``: schema-valid calls per tool with ``gold`` (0: no fuzz). ``selection``: only
     part of the set (never with ``lock``). ``passes``: where checks that passed are remembered
-    by their inputs (today the tool fuzz of each domain), so an unchanged domain is not fuzzed again.
+    by their inputs (each task's gold stage, each domain's tool fuzz), so nothing unchanged runs
+    again. ``jobs``: processes for the gold stages and the fuzz (see :mod:`.forked`).
     ``progress``: told each stage and domain as it starts (the gate takes a minute or more).
     """
     started = time.perf_counter()
@@ -145,16 +149,21 @@ def validate(
     report.problems.extend(problem for _, problem in seeds)
     broken = {domain for domain, _ in seeds}  # no episode can start in a broken world: replay nothing there
     mutations = MutationRun(task_set, manifest)
-    stages = "structure, gold replay and audits" if gold else "structure"
+    remembered = passes or Passes(None)
     counts, current = Counter(record.task.domain for record in task_set.records), None
+    checked: list[tuple[TaskRecord, list[SpecError]]] = []
     for record in task_set.records:
         if record.task.domain != current:
             current = record.task.domain
-            progress(f"crmbench validate: {current}: {counts[current]} task(s), {stages}")
-        replay = gold and record.task.domain not in broken
-        problems, notes = _record_problems(record, task_set, manifest, mutations if replay else None)
-        report.problems.extend(problems)
+            progress(f"crmbench validate: {current}: {counts[current]} task(s), structure")
+        problems, notes = _structure_problems(record, task_set)
+        checked.append((record, problems))
         report.notes.extend(notes if record.task.domain not in broken else [])
+    sound = [r for r, found in checked if gold and not found and r.task.domain not in broken]
+    found_by_stage = _gold_stage_problems(sound, task_set, mutations, remembered, jobs, progress)
+    for record, problems in checked:
+        report.problems.extend(problems)
+        report.problems.extend(found_by_stage.get(id(record), []))
     if gold:
         report.problems.extend(mutations.gate())
         report.survivors = mutations.audit.survivors()
@@ -162,10 +171,9 @@ def validate(
     if gold and fuzz_examples > 0:
         domains = {record.task.domain for record in task_set.records}
         used = {d: env for d, env in task_set.environments.items() if d in domains and d not in broken}
-        remembered = passes or Passes(None)
         progress(f"crmbench validate: tool fuzz of {len(used)} domain(s), {fuzz_examples} example(s) per tool")
-        report.problems.extend(fuzz_problems(used, fuzz_examples, remembered))
-        report.reused = remembered.reused
+        report.problems.extend(fuzz_problems(used, fuzz_examples, remembered, jobs=jobs))
+    report.reused = remembered.reused
     if manifest is not None and not selection:
         report.problems.extend(invariant_problems(manifest, task_set))
         _lock(task_set, manifest, report, write=lock)
@@ -221,29 +229,51 @@ def _seed_problems(task_set: TaskSet) -> Iterator[tuple[str, SpecError]]:
                 yield domain, found
 
 
-def _record_problems(
-    record: TaskRecord, task_set: TaskSet, manifest: Manifest | None, mutations: MutationRun | None
-) -> tuple[list[SpecError], list[SpecError]]:
-    """Structural problems and notes; with ``mutations`` (``--gold``) also the replay audits, and a
-    task whose gold path passes its own contract is handed to the contract mutation audit."""
+def _structure_problems(record: TaskRecord, task_set: TaskSet) -> tuple[list[SpecError], list[SpecError]]:
+    """The task's structural problems (with its graph's exposure) and notes."""
     environment: type[ToolEnvironment] | None = task_set.environments.get(record.task.domain)
     if environment is None:
         return [problem(record, ("domain",), f"no environment for domain {record.task.domain!r}")], []
     inspection = inspect_record(record, environment)
     graph = task_set.graphs.get(record.task.domain)
-    found = [*inspection.problems, *exposure_problems(record, graph, environment)]
-    if found or mutations is None:
-        return found, inspection.notes  # a structurally broken task would only fail its replay for the same reason
-    evidence, replay = gold_problems(record, environment)
-    if not replay:
-        mutations.add(record, environment, evidence)  # mutants of a broken gold path prove nothing
-    free_text = {f"{tool}.{arg}" for tool, args in environment.prose_arguments().items() for arg in args}
-    problems = [
-        *replay,
-        *null_agent_problems(record, environment),
-        *information_problems(record, evidence, environment, free_text),
+    return [*inspection.problems, *exposure_problems(record, graph, environment)], inspection.notes
+
+
+def _gold_stage_problems(
+    sound: list[TaskRecord],
+    task_set: TaskSet,
+    mutations: MutationRun,
+    passes: Passes,
+    jobs: int,
+    progress: Callable[[str], None],
+) -> dict[int, list[SpecError]]:
+    """Run (or recall) the gold stage of every structurally sound task — a structurally broken one
+    would only fail its replay for the same reason — and hand its audit to the mutation run.
+    Returns each task's stage problems by the record's identity."""
+    environments = task_set.environments
+    hints = {d: mutations.hints_for(d, environments[d]) for d in dict.fromkeys(r.task.domain for r in sound)}
+    inputs = domain_inputs(task_set)
+    keys = [stage_key(r, inputs[r.task.domain]) if r.task.domain in inputs else None for r in sound]
+    stages: list[GoldStage | None] = [
+        recall(passes, key, record) if key is not None else None for record, key in zip(sound, keys, strict=True)
     ]
-    return problems, inspection.notes
+    missing = [i for i, stage in enumerate(stages) if stage is None]
+    if sound:
+        progress(
+            f"crmbench validate: gold replay and audits of {len(missing)} task(s) in {jobs} process(es)"
+            f", {len(sound) - len(missing)} unchanged since they passed"
+        )
+    for i, ran in zip(missing, gold_stages([sound[i] for i in missing], environments, hints, jobs), strict=True):
+        stages[i] = ran
+        key = keys[i]
+        if key is not None:
+            remember(passes, key, ran)
+    found: dict[int, list[SpecError]] = {}
+    for record, stage in zip(sound, stages, strict=True):
+        assert stage is not None  # every missing stage was run above
+        mutations.include(stage.audit, stage.audit_problems)
+        found[id(record)] = stage.problems
+    return found
 
 
 def _lock(task_set: TaskSet, manifest: Manifest, report: ValidationReport, *, write: bool) -> None:

@@ -42,4 +42,5 @@ def content_args(tasks: Path) -> list[str]:
 def run_validate(tasks: Path, *flags: str, fuzz: bool = False) -> int:
     """``crmbench validate``; without the tool fuzz unless asked (the mini domain's broken_tool
     crashes on purpose, and test_fuzz.py covers the fuzz)."""
-    return main(["validate", *flags, *([] if fuzz else ["--fuzz-examples=0"]), *content_args(tasks)])
+    cache = [] if any(f.startswith("--cache-dir") for f in flags) else ["--no-cache"]  # never the checkout's cache
+    return main(["validate", *flags, *cache, *([] if fuzz else ["--fuzz-examples=0"]), *content_args(tasks)])

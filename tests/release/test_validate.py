@@ -176,5 +176,9 @@ def test_the_gate_says_what_it_is_doing(make_tasks: MakeTasks) -> None:
     tasks = make_tasks(mini=True)
     said: list[str] = []
     validate(tasks, ENVS, AGENTS, gold=True, fuzz_examples=1, progress=said.append)
-    assert said[0] == "crmbench validate: mini: 6 task(s), structure, gold replay and audits"
+    assert said[0] == "crmbench validate: mini: 6 task(s), structure"
+    assert (
+        said[1]
+        == "crmbench validate: gold replay and audits of 6 task(s) in 1 process(es), 0 unchanged since they passed"
+    )
     assert said[-1] == "crmbench validate: tool fuzz of 1 domain(s), 1 example(s) per tool"

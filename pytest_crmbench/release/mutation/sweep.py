@@ -15,7 +15,7 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.audit import source_revision
 from pytest_crmbench.release.manifest import Manifest, load_manifest
 from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints
-from pytest_crmbench.release.mutation.run import audit_task
+from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
 from pytest_crmbench.release.mutation.scoring import MutationAudit
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.structure import check_record
@@ -31,22 +31,24 @@ class MutationRun:
     audit: MutationAudit = field(default_factory=MutationAudit)
     hints: dict[str, LoadedHints] = field(default_factory=dict)
 
-    def add(self, record: TaskRecord, environment: type[ToolEnvironment], gold: Evidence) -> None:
-        """Audit one task whose gold replay passed its own contract."""
-        domain = record.task.domain
+    def hints_for(self, domain: str, environment: type[ToolEnvironment]) -> LoadedHints:
+        """The domain's hints, loaded (and their problems reported) once."""
         if domain not in self.hints:
             self.hints[domain] = load_hints(environment)
             self.audit.problems.extend(self.hints[domain].problems)
             self.audit.identity_tools[domain] = self.hints[domain].hints.identity_tool
-        loaded = self.hints[domain]
-        if loaded.problems:
-            return  # hints the domain got wrong would make every verdict meaningless
-        try:
-            self.audit.tasks.append(audit_task(record, environment, loaded.hints, gold))
-        except Exception as exc:  # a bug in the domain's hints: report it where it happened, go on
-            where = f"{loaded.source.name} " if loaded.source else ""
-            message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"
-            self.audit.problems.append(problem(record, ("gold",), message))
+        return self.hints[domain]
+
+    def add(self, record: TaskRecord, environment: type[ToolEnvironment], gold: Evidence) -> None:
+        """Audit one task whose gold replay passed its own contract."""
+        loaded = self.hints_for(record.task.domain, environment)
+        self.include(*audited(record, environment, loaded, gold))
+
+    def include(self, audit: TaskAudit | None, problems: list[SpecError]) -> None:
+        """A task's audit (None: not audited) and the problems of auditing it."""
+        if audit is not None:
+            self.audit.tasks.append(audit)
+        self.audit.problems.extend(problems)
 
     def gate(self) -> list[SpecError]:
         files = {r.task.domain: r.shown_path or str(r.path) for r in reversed(self.task_set.records)}
@@ -55,6 +57,21 @@ class MutationRun:
     def input_hashes(self) -> dict[str, str]:
         inputs = [*self.task_set.files, *(h.source for h in self.hints.values() if h.source is not None)]
         return {shown(path): file_hash(path) for path in sorted(inputs)}
+
+
+def audited(
+    record: TaskRecord, environment: type[ToolEnvironment], loaded: LoadedHints, gold: Evidence
+) -> tuple[TaskAudit | None, list[SpecError]]:
+    """The task's audit, or why there is none: hints the domain got wrong would make every verdict
+    meaningless, and a bug in them is reported where it happened."""
+    if loaded.problems:
+        return None, []
+    try:
+        return audit_task(record, environment, loaded.hints, gold), []
+    except Exception as exc:
+        where = f"{loaded.source.name} " if loaded.source else ""
+        message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"
+        return None, [problem(record, ("gold",), message)]
 
 
 @dataclass
