@@ -55,6 +55,7 @@ class User(Record):
     """An employee (sys_user). The caller is verified by employee id and full name."""
 
     id_prefix = "EMP"
+    owner_field = "user_id"  # an employee's own record (conduct.py)
 
     user_id: str = Field(description="Employee id, e.g. EMP-1001.")
     name: str
@@ -99,6 +100,7 @@ class ConfigItem(Record):
 
 class Incident(Record):
     id_prefix = "INC"
+    owner_field = "caller_id"
 
     incident_id: str
     caller_id: UserId
@@ -134,6 +136,7 @@ class Problem(Record):
 class ChangeRequest(Record):
     id_prefix = "CHG"
     id_field = "change_id"
+    owner_field = "requested_by"
 
     change_id: str
     requested_by: str
@@ -182,6 +185,7 @@ class Approval(BaseModel):
 
 class Request(Record):
     id_prefix = "REQ"
+    owner_field = "requested_by"
 
     request_id: str
     requested_by: str
@@ -191,6 +195,7 @@ class Request(Record):
 class RequestItem(Record):
     id_prefix = "RITM"
     id_field = "ritm_id"
+    owner_field = "requested_for"
 
     ritm_id: str
     request_id: RequestId

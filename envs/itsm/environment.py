@@ -6,6 +6,7 @@ The tools live in ``tools/``, one mixin per area, over the shared rules of ``too
 
 from __future__ import annotations
 
+from .conduct import CONDUCT
 from .data_model import ItsmState
 from .invariants import WorldInvariants
 from .tools import ChangeTools, CmdbTools, IncidentTools, PeopleTools, ProblemTools, RequestTools
@@ -16,6 +17,7 @@ class ItsmEnvironment(PeopleTools, IncidentTools, ProblemTools, RequestTools, Ch
 
     domain = "itsm"
     state_model = ItsmState
+    conduct = CONDUCT
 
 
 __all__ = ["ItsmEnvironment"]

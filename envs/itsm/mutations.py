@@ -52,8 +52,7 @@ def _incident(call: ToolCall) -> list[Call]:
 
 
 HINTS = MutationHints(
-    identity_tool=IDENTITY,
-    requires_before={"schedule_change": ("check_schedule",)},
+    # the identity tool and check_schedule before schedule_change come from conduct.py
     harmless_repeats=frozenset({"add_work_note"}),
     rereads={
         "create_incident": _by("get_incident", "incident_id", from_result=True),

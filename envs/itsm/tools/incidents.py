@@ -157,7 +157,9 @@ class IncidentTools(ItsmTools):
             text: The note.
         """
         tables = ("incidents", "problems", "changes")
-        require(any(record_id in self.state[t] for t in tables), 404, "RECORD_NOT_FOUND", f"No record {record_id!r}.")
+        table = next((t for t in tables if record_id in self.state[t]), None)
+        require(table is not None, 404, "RECORD_NOT_FOUND", f"No record {record_id!r}.")
+        self.get(str(table), record_id, param="record_id")  # whose record it is: the conduct evidence
         entry = self.note(record_id, "service_desk", text)
         return {"note_id": entry["note_id"], "record_id": record_id}
 

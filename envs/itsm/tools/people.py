@@ -22,7 +22,7 @@ class PeopleTools(ItsmTools):
         matches = norm(full_name) == norm(user["name"])
         return {"user_id": user_id, "verified": matches and user["active"]}
 
-    @tool(kind="read")
+    @tool(kind="read", counterparty=("user_id",))  # the staff directory: conduct.py
     def get_user(self, user_id: str) -> dict[str, Any]:
         """Get an employee's record: department, manager, roles, groups and the hardware assigned to them.
 
@@ -51,6 +51,7 @@ class PeopleTools(ItsmTools):
         """
         ci = self.get("cis", ci_id)
         require(ci["assigned_to"] is not None, 409, "NOT_ASSIGNED", f"{ci_id} is not assigned to anyone.")
+        self.get("users", ci["assigned_to"], param="ci_id")  # whose asset it is: the conduct evidence
         previous, ci["assigned_to"] = ci["assigned_to"], None
         return {"ci_id": ci_id, "unassigned_from": previous}
 

@@ -102,6 +102,7 @@ class RequestTools(ItsmTools):
             decision: approved or rejected.
         """
         ritm = self.get("request_items", ritm_id)
+        self.get("users", approver_id, param="approver_id")  # who decides: the conduct evidence
         message = f"{approver_id} cannot approve their own request."
         require(approver_id != ritm["requested_for"], 403, "SELF_APPROVAL", message, param="approver_id")
         pending = [a for a in ritm["approvals"] if a["approver_id"] == approver_id and a["state"] == "requested"]
