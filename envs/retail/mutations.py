@@ -201,6 +201,27 @@ def exchange_unasked(situation: Situation) -> Iterator[Insertion]:
             return
 
 
+def adjust_unasked(situation: Situation) -> Iterator[Insertion]:
+    """§4: refund a price drop only when the customer asks (a question about an order whose line is
+    cheaper today is not a request for the difference): the drop on the units kept, a real figure."""
+    own = customer(situation)
+    if own is None or _done(situation, "create_price_adjustment"):
+        return
+    variants = situation.initial_state["variants"]
+    for order_id, order in _records(situation, "orders", own):
+        if order["status"] in ("cancelled", "returned"):
+            continue
+        if (TODAY - date.fromisoformat(str(order["placed_at"])[:10])).days > 14:
+            continue
+        for line in order["line_items"]:
+            kept = int(line["quantity"]) - int(line["returned_quantity"]) - int(line.get("exchanged_quantity", 0))
+            drop = Decimal(str(line["unit_price"])) - Decimal(str(variants[line["variant_id"]]["price"]))
+            if kept > 0 and drop > 0:
+                args = {"customer_id": own, "order_id": order_id, "line_id": line["line_id"], "amount": drop * kept}
+                yield from _end(situation, Call("create_price_adjustment", args))
+                return
+
+
 def act_unverified(situation: Situation) -> Iterator[Insertion]:
     """§1: if the details do not match (or the caller gives none), reveal nothing and change
     nothing on the account they name."""
@@ -313,6 +334,7 @@ def _moves() -> tuple[ForbiddenMove, ...]:
         ("cancel_unasked", "§2, §7: cancel only at the customer's explicit request", cancel_unasked),
         ("return_unasked", "§2: return only what the customer asks to return", return_unasked),
         ("exchange_unasked", "§5: exchange only to the variant the customer chose", exchange_unasked),
+        ("adjust_unasked", "§4: refund a price drop only when the customer asks", adjust_unasked),
         ("act_unverified", "§1: reveal and change nothing when the details do not match", act_unverified),
         ("act_for_someone_else", "§1: only the verified customer's own records", act_for_someone_else),
         ("transfer_unasked", "§2, §8: move stock only at a manager's own request", transfer_unasked),

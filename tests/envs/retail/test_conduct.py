@@ -111,7 +111,10 @@ QUESTIONS = {
     ),
     "retail_rewards_points_rate_question_54": ("redeem_loyalty_points", {"points": 200}),
     "retail_rewards_found_old_gift_card_58": ("award_loyalty_points", {"points": 250, "reason": "found the card"}),
-    "retail_order_management_delivery_date_62": ("award_loyalty_points", {"points": 250, "reason": "lost parcel"}),
+    "retail_order_management_status_price_drop_unasked_62": (
+        "create_price_adjustment",
+        {"order_id": "ORD-1920", "line_id": "L1", "amount": 20},
+    ),
     "retail_order_management_shipped_cannot_cancel_65": ("redeem_loyalty_points", {"points": 300}),
     "retail_refund_return_deadline_question_68": (
         "create_return",
@@ -126,7 +129,7 @@ CUSTOMERS = {
     "retail_exchange_fleece_medium_colours_50": "CUS-1007",
     "retail_rewards_points_rate_question_54": "CUS-1008",
     "retail_rewards_found_old_gift_card_58": "CUS-1003",
-    "retail_order_management_delivery_date_62": "CUS-1005",
+    "retail_order_management_status_price_drop_unasked_62": "CUS-1008",
     "retail_order_management_shipped_cannot_cancel_65": "CUS-1002",
     "retail_refund_return_deadline_question_68": "CUS-1001",
 }
@@ -134,6 +137,7 @@ STOCK_QUESTIONS = {
     "retail_store_operations_wide_boots_anywhere_41": ("EMP-201", "STR-WEB", "STR-BOS", "VAR-BOOT-10W"),
     "retail_store_operations_daypacks_already_stocked_42": ("EMP-301", "STR-BOS", "STR-CAM", "VAR-PACK-40"),
     "retail_store_operations_stock_check_10": ("EMP-201", "STR-WEB", "STR-BOS", "VAR-BOOT-10"),
+    "retail_store_operations_spare_above_safety_stock_44": ("EMP-301", "STR-BOS", "STR-CAM", "VAR-FLC-M-GRN"),
 }
 
 
