@@ -302,6 +302,7 @@ def test_the_gate_and_pytest_agree_on_a_domain_with_an_unvalidated_default(tmp_p
     assert field in source
     model.write_text(source.replace(field, field + "    fees_due: Money = Field(default=0, ge=0)\n"), encoding="utf-8")
     dirs = ["--tasks", str(tmp_path / "tasks"), "--envs", str(tmp_path / "envs"), "--agents", str(tmp_path / "agents")]
+    dirs += ["--cache-dir", str(tmp_path / ".crmbench-cache")]  # the copy's own, never the checkout's
     assert main(["validate", "--gold", "--write-lock", *dirs]) == 0
     assert main(["validate", "--gold", *dirs]) == 0
     run = subprocess.run(

@@ -24,6 +24,8 @@ def validate(root: Path, *flags: str) -> int:
             "validate",
             "--gold",
             *flags,
+            "--cache-dir",  # the copy's own, never the checkout's
+            str(root / ".crmbench-cache"),
             "--tasks",
             str(root / "tasks"),
             "--envs",
