@@ -52,9 +52,10 @@ def _audit(args: argparse.Namespace) -> int:
 
 
 def _mutations(args: argparse.Namespace) -> bool:
+    from pytest_crmbench.release.forked import parallel_jobs
     from pytest_crmbench.release.mutation.sweep import run_mutation_audit
 
-    result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out)
+    result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out, jobs=parallel_jobs(args.jobs))
     print("\n".join(result.lines(verbose=True)))
     return result.ok
 
@@ -121,14 +122,7 @@ def add_commands(commands: Any) -> None:
         help="Remember checks that passed (each task's gold stage, each domain's tool fuzz) by a hash of their"
         " inputs, so nothing unchanged is checked again (default: %(default)s).",
     )
-    validate.add_argument(
-        "--jobs",
-        "-j",
-        type=int,
-        default=None,
-        metavar="N",
-        help="Processes for the gold replays, audits and fuzz (default: one per core; 1: in this process).",
-    )
+    _jobs(validate, "the gold replays, audits and fuzz")
     validate.add_argument("--no-cache", action="store_true", help="Run every check, remembering nothing.")
     validate.set_defaults(handler=_validate)
 
@@ -149,6 +143,7 @@ def add_commands(commands: Any) -> None:
         default=MUTATIONS_OUT,
         help=f"Output JSON file of the mutation audit (default: {MUTATIONS_OUT}).",
     )
+    _jobs(audit, "the mutation audit")
     audit.set_defaults(handler=_audit)
 
     inventory = commands.add_parser("inventory", help="Print the task-set figures against the release targets.")
@@ -159,3 +154,14 @@ def add_commands(commands: Any) -> None:
     )
     inventory.add_argument("--out", type=Path, default=None, help="Write to this file instead of stdout.")
     inventory.set_defaults(handler=_inventory)
+
+
+def _jobs(parser: argparse.ArgumentParser, work: str) -> None:
+    parser.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"Processes for {work} (default: one per core; 1: in this process).",
+    )

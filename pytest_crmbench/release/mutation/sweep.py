@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from pytest_crmbench.core.hashing import file_hash
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.audit import source_revision
+from pytest_crmbench.release.forked import forked_map
 from pytest_crmbench.release.manifest import Manifest, load_manifest
 from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints
 from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
@@ -103,9 +105,11 @@ class MutationAuditResult:
         return lines
 
 
-def run_mutation_audit(tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: Path) -> MutationAuditResult:
+def run_mutation_audit(
+    tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: Path, *, jobs: int = 1
+) -> MutationAuditResult:
     """Audit the task set and write the JSON evidence (not when the task set does not load)."""
-    run, skipped = audit_task_set(tasks_dir, envs_dir, agents_dir)
+    run, skipped = audit_task_set(tasks_dir, envs_dir, agents_dir, jobs=jobs)
     problems = run.gate()
     if run.task_set.problems or not run.task_set.records:
         return MutationAuditResult(run, skipped, problems, None)
@@ -113,8 +117,15 @@ def run_mutation_audit(tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: P
     return MutationAuditResult(run, skipped, problems, out)
 
 
-def audit_task_set(tasks_dir: Path, envs_dir: Path, agents_dir: Path) -> tuple[MutationRun, list[SpecError]]:
-    """Audit every task that is structurally sound and whose gold path passes its contract.
+CHUNK = 6
+"""Tasks per job of a child process (see :mod:`pytest_crmbench.release.forked`)."""
+
+
+def audit_task_set(
+    tasks_dir: Path, envs_dir: Path, agents_dir: Path, *, jobs: int = 1
+) -> tuple[MutationRun, list[SpecError]]:
+    """Audit every task that is structurally sound and whose gold path passes its contract, in
+    ``jobs`` processes.
 
     The second value lists why tasks were left out (run ``crmbench validate --gold`` for detail).
     """
@@ -125,18 +136,41 @@ def audit_task_set(tasks_dir: Path, envs_dir: Path, agents_dir: Path) -> tuple[M
         manifest = None  # validate reports a broken manifest; without it no argument is free text
     run = MutationRun(task_set, manifest)
     skipped = list(task_set.problems)
+    records = []
     for record in task_set.records:
         environment = task_set.environments.get(record.task.domain)
         if environment is None:
             skipped.append(problem(record, ("domain",), f"no environment for domain {record.task.domain!r}"))
-            continue
+        else:
+            run.hints_for(record.task.domain, environment)
+            records.append(record)
+    chunks = [records[start : start + CHUNK] for start in range(0, len(records), CHUNK)]
+    for outcomes in forked_map(_audited_chunk, (task_set, run.hints), chunks, jobs):
+        for record, outcome in outcomes:
+            if outcome is None:
+                skipped.append(
+                    problem(record, ("gold",), "not audited: run `crmbench validate --gold` for its problems")
+                )
+            else:
+                run.include(*outcome)
+    return run, skipped
+
+
+def _audited_chunk(
+    shared: tuple[TaskSet, Mapping[str, LoadedHints]], chunk: list[TaskRecord]
+) -> list[tuple[TaskRecord, tuple[TaskAudit | None, list[SpecError]] | None]]:
+    """Each record's audit, or None where its structure or its gold replay is broken."""
+    task_set, hints = shared
+    outcomes: list[tuple[TaskRecord, tuple[TaskAudit | None, list[SpecError]] | None]] = []
+    for record in chunk:
+        environment = task_set.environments[record.task.domain]
         found = check_record(record, environment, task_set.graphs.get(record.task.domain))
         evidence, replay = (None, []) if found else gold_problems(record, environment)
         if found or replay or evidence is None:
-            skipped.append(problem(record, ("gold",), "not audited: run `crmbench validate --gold` for its problems"))
-            continue
-        run.add(record, environment, evidence)
-    return run, skipped
+            outcomes.append((record, None))
+        else:
+            outcomes.append((record, audited(record, environment, hints[record.task.domain], evidence)))
+    return outcomes
 
 
 def write_report(run: MutationRun, out: Path, not_audited: list[SpecError]) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -231,3 +233,18 @@ def test_a_task_whose_gold_path_is_broken_is_not_audited_and_fails(
     assert [line.split(": ", 1)[1] for line in report["not_audited"]] == [
         "task 'mini_gold_fails_01': field 'gold': not audited: run `crmbench validate --gold` for its problems"
     ]
+
+
+def test_the_audit_in_two_processes_writes_the_serial_evidence(make_tasks: MakeTasks, tmp_path: Path) -> None:
+    # In its own process: no fork where another thread runs (an xdist worker).
+    tasks = make_tasks("audit_under_specified.yaml", "gold_fails_contract.yaml", mini=True)
+    evidence = []
+    for jobs in ("1", "2"):
+        out = tmp_path / f"mutations-{jobs}.json"
+        command = [sys.executable, "-m", "pytest_crmbench.cli.main", "audit", "--mutations", "-j", jobs]
+        command += [*content_args(tasks), "--out", str(tmp_path / "exposure.json"), "--mutations-out", str(out)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 1, done.stderr  # the under-specified fixture's survivors fail the gate
+        evidence.append(json.loads(out.read_text(encoding="utf-8")))
+    assert evidence[0] == evidence[1]
+    assert evidence[1]["tasks"] and evidence[1]["survivors"] and evidence[1]["not_audited"]
