@@ -15,42 +15,20 @@ from typing import Any
 
 from pytest_crmbench.core.errors import SpecErrors
 from pytest_crmbench.core.families import FIELDS, declarations
-from pytest_crmbench.core.families.actions import EXPECTED_ACTIONS
 from pytest_crmbench.core.matchers import MISSING
 from pytest_crmbench.core.paths import resolve
 from pytest_crmbench.core.spec import DIFFICULTIES, Task
 from pytest_crmbench.reference.graph import FALLBACK_NODE, CapabilityGraph
 from pytest_crmbench.release.manifest import load_manifest
+from pytest_crmbench.release.tablerows import COMBINED, present_rows, tasks_with
 from pytest_crmbench.release.taskset import load_task_set
-
-COMBINED = {
-    "forbidden_actions_or_params": ("forbidden_actions", "forbidden_params"),
-    "expected_or_forbidden_state": ("expected_state", "forbidden_state"),
-    "any_negative_assertion": ("forbidden_actions", "forbidden_params", "protected_state"),
-}
-"""Table 2's overlapping rows: a task counts once if it declares any of the families."""
-
-
-def present_rows(task: Task) -> set[str]:
-    """The table-2 rows a task counts in."""
-    present = {family for family, n in declarations(task.contract).items() if n}
-    present |= {row for row, families in COMBINED.items() if present & set(families)}
-    # The spec counts entries ("235 tasks declare at least two expected-action entries", §C):
-    # `{tool: x, count: 2}` is one entry, though the grader requires two calls of it.
-    if len(EXPECTED_ACTIONS.of(task.contract)) >= 2:
-        present.add("two_or_more_expected_actions")
-    return present
 
 
 def _contract_figures(tasks: list[Task]) -> tuple[dict[str, int], dict[str, int]]:
-    tasks_with: Counter[str] = Counter()
     declared_total: Counter[str] = Counter()
     for task in tasks:
         declared_total.update(declarations(task.contract))
-        tasks_with.update(present_rows(task))
-    families = [field.row for field in FIELDS]
-    rows = [*families, *COMBINED, "two_or_more_expected_actions"]
-    return {row: tasks_with[row] for row in rows}, {family: declared_total[family] for family in families}
+    return tasks_with(tasks), {field.row: declared_total[field.row] for field in FIELDS}
 
 
 def _tag_figures(tasks: list[Task]) -> dict[str, int]:
@@ -107,14 +85,14 @@ def composition(tasks: list[Task]) -> list[dict[str, Any]]:
 
 def figures(tasks: list[Task], graphs: Mapping[str, CapabilityGraph], domains: list[str]) -> dict[str, Any]:
     """Every figure of the task set, keyed like the manifest targets."""
-    tasks_with, declared = _contract_figures(tasks)
+    rows, declared = _contract_figures(tasks)
     per_domain = Counter(task.domain for task in tasks)
     per_difficulty = Counter(task.difficulty for task in tasks)
     return {
         "tasks": len(tasks),
         "domains": {domain: per_domain[domain] for domain in dict.fromkeys([*domains, *sorted(per_domain)])},
         "difficulty": {d: per_difficulty[d] for d in DIFFICULTIES},
-        "tasks_with": tasks_with,
+        "tasks_with": rows,
         "declarations": declared,
         "capability_tags": _tag_figures(tasks),
         "graphs": _graph_figures(graphs, tasks),

@@ -1,7 +1,8 @@
 """``tasks/manifest.yaml``: the benchmark version, release invariants and release targets.
 
 The invariants are what a release promises about its own task set (counts per domain and
-difficulty, tasks by number of capability tags, forbidden-action declarations); ``crmbench
+difficulty, tasks by number of capability tags, forbidden-action declarations, the rows of spec
+table 2); ``crmbench
 validate`` fails when the task files disagree, so adding a task forces a
 deliberate manifest change (spec §A.5 step 4). The targets are the figures of the full 555-task
 release that ``crmbench inventory`` compares against; they are copied into the manifest so the
@@ -19,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import SpecError, SpecErrors
 from pytest_crmbench.core.loader import parse_yaml, validation_errors
+from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.taskfiles import MANIFEST_NAME as MANIFEST
+from pytest_crmbench.release.tablerows import tasks_with
 from pytest_crmbench.release.taskset import TaskSet
 
 
@@ -37,6 +40,10 @@ class Invariants(_Model):
     )
     forbidden_action_declarations: int | None = Field(
         default=None, description="Entries of every task's forbidden actions together (spec table 5: 206)."
+    )
+    tasks_with: dict[str, int] | None = Field(
+        default=None,
+        description="Tasks counted in each named row of spec table 2 (`crmbench inventory` shows them all).",
     )
 
 
@@ -87,10 +94,27 @@ def invariant_problems(manifest: Manifest, task_set: TaskSet) -> list[SpecError]
                 problems.append(
                     _disagrees(name, f"{invariant}.{key}", declared.get(key, 0), counts.get(key, 0), "task(s)")
                 )
+    problems.extend(_row_problems(name, manifest.invariants.tasks_with, tasks))
     declarations = sum(len(t.contract.forbidden.actions) for t in tasks)
     promised = manifest.invariants.forbidden_action_declarations
     if promised is not None and promised != declarations:
         problems.append(_disagrees(name, "forbidden_action_declarations", promised, declarations, "declaration(s)"))
+    return problems
+
+
+def _row_problems(name: str, declared: dict[str, int] | None, tasks: list[Task]) -> list[SpecError]:
+    """Each declared table-2 row the task files do not have; a row name that is not one is an error."""
+    if declared is None:
+        return []
+    actual = tasks_with(tasks)
+    problems = []
+    for row, promised in declared.items():
+        if row not in actual:
+            known = ", ".join(actual)
+            message = f"no table-2 row {row!r}; the rows are {known}"
+            problems.append(SpecError(message, file=name, field=f"invariants.tasks_with.{row}"))
+        elif actual[row] != promised:
+            problems.append(_disagrees(name, f"tasks_with.{row}", promised, actual[row], "task(s)"))
     return problems
 
 

@@ -182,7 +182,7 @@ def test_rows_count_in_the_specifications_units() -> None:
     """Table 2: a parameter declaration is one task-tool specification; "two or more expected
     actions" counts entries (§C: "235 tasks declare at least two expected-action entries")."""
     from pytest_crmbench.core.families import Contract, declarations
-    from pytest_crmbench.release.inventory import present_rows
+    from pytest_crmbench.release.tablerows import present_rows
 
     def task(**contract: object) -> Task:
         base = Task.model_validate(

@@ -137,6 +137,24 @@ def test_tag_counts_and_forbidden_declarations_are_release_invariants(make_tasks
     assert problem.field == "invariants.tasks_per_tag_count.five"
 
 
+def test_table_2_rows_are_release_invariants(make_tasks: MakeTasks) -> None:
+    """The mini set's rows (hand count in tests/release/test_inventory.py): true promises pass, a
+    row the task files do not have names its field and both counts, a made-up row lists the real ones."""
+    tasks = make_tasks(mini=True)
+    manifest = tasks / "manifest.yaml"
+    base = manifest.read_text()
+    true_rows = "{expected_state: 3, forbidden_actions_or_params: 5, any_negative_assertion: 5}"
+    manifest.write_text(base + f"invariants:\n  tasks_with: {true_rows}\n")
+    assert validate(tasks, ENVS, AGENTS, lock=True, fuzz_examples=0).problems == []
+    manifest.write_text(base + "invariants:\n  tasks_with: {expected_state: 4, protected: 3}\n")
+    problems = validate(tasks, ENVS, AGENTS, lock=True, fuzz_examples=0).problems
+    assert [(p.field, p.message.split(" (")[0].split(";")[0]) for p in problems[:2]] == [
+        ("invariants.tasks_with.expected_state", "the manifest declares 4 task(s), the task files have 3"),
+        ("invariants.tasks_with.protected", "no table-2 row 'protected'"),
+    ]
+    assert "protected_state" in problems[1].message
+
+
 def test_missing_manifest(make_tasks: MakeTasks) -> None:
     tasks = make_tasks(mini=True)
     manifest = tasks / "manifest.yaml"

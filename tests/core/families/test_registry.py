@@ -116,7 +116,7 @@ from pytest_crmbench.core.evidence import Evidence, Termination, ToolCall
 from pytest_crmbench.core.families import LABEL_PRIORITY, NEGATIVE_KINDS, declarations, declared_at
 from pytest_crmbench.core.spec import Task, task_json_schema
 from pytest_crmbench.grading import grade
-from pytest_crmbench.release.inventory import present_rows
+from pytest_crmbench.release.tablerows import present_rows
 from pytest_crmbench.results.figures import LABEL_COLOURS
 from pytest_crmbench.results.leaderboard import COMPONENT_COLUMNS
 import pytest_crmbench
