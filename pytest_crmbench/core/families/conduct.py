@@ -41,7 +41,7 @@ from pytest_crmbench.core.families.base import (
 )
 from pytest_crmbench.core.families.params import EXPECTED_PARAMS
 from pytest_crmbench.core.hashing import canonical_json
-from pytest_crmbench.core.matchers import values_equal
+from pytest_crmbench.core.matchers import as_instant, values_equal
 
 if TYPE_CHECKING:
     from pytest_crmbench.core.conduct import ConductRules, Guessing, Identity, Precondition
@@ -95,6 +95,12 @@ def _touches(call: ToolCall) -> tuple[str, ...]:
 
 def _passed(call: ToolCall, identity: Identity) -> bool:
     return call.status == "ok" and call.name == identity.tool and call.result_field(identity.passed) is True
+
+
+def _same_value(checked: Any, written: Any) -> bool:
+    # A window checked as 21:00Z and written as 21:00+00:00 is one moment: the check covered it.
+    moment = as_instant(checked)
+    return values_equal(checked, written) or (moment is not None and moment == as_instant(written))
 
 
 def _where(call: ToolCall) -> str:
@@ -195,7 +201,7 @@ class Conduct(CheckFamily):
     def _confirms(rule: Precondition, check: ToolCall, call: ToolCall) -> bool:
         if check.status != "ok" or check.name != rule.after or check.result_field(rule.passed) is not True:
             return False
-        return all(values_equal(check.argument(arg), call.argument(arg)) for arg in rule.same)
+        return all(_same_value(check.argument(arg), call.argument(arg)) for arg in rule.same)
 
     def _guessing(self, index: int, rule: Guessing, trace: list[ToolCall]) -> CheckVerdict:
         tries = [

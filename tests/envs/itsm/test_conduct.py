@@ -86,6 +86,14 @@ def test_scheduling_needs_a_positive_check_of_the_exact_window() -> None:
     assert play("itsm_change_mgmt_standard_cert_01", SARAH, exact, schedule).failed_checks() == []
 
 
+def test_the_same_window_in_another_offset_is_the_same_check() -> None:
+    # 21:00Z is 21:00+00:00 is 14:00-07:00: a precondition compares moments, not their spelling.
+    schedule = {"tool": "schedule_change", "args": {"change_id": "CHG0030013", **WINDOW}}
+    spelled = {"planned_start": "2026-03-05T21:00:00Z", "planned_end": "2026-03-05T15:00:00-07:00"}
+    check = {"tool": "check_schedule", "args": {"change_id": "CHG0030013", **spelled}}
+    assert play("itsm_change_mgmt_standard_cert_01", SARAH, check, schedule).failed_checks() == []
+
+
 def test_a_work_note_is_a_harmless_write() -> None:
     again = {"tool": "add_work_note", "args": {"record_id": "INC0010031", "text": "Also in Firefox."}}
     assert play("itsm_incident_note_not_fixed_09", PRIYA, NOTE_31, again).failed_checks() == []
