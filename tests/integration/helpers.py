@@ -16,6 +16,7 @@ import pytest
 
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.release.manifest import TAG_COUNTS
+from pytest_crmbench.release.tablerows import tasks_with
 
 DATA = Path(__file__).parents[1] / "data"
 MINI_IDS = [
@@ -127,4 +128,5 @@ def manifest_invariants(tasks: Sequence[Task]) -> dict[str, Any]:
         "tasks_per_difficulty": dict(Counter(t.difficulty for t in tasks)),
         "tasks_per_tag_count": dict(Counter(TAG_COUNTS[len(t.capabilities)] for t in tasks)),
         "forbidden_action_declarations": sum(len(t.contract.forbidden.actions) for t in tasks),
+        "tasks_with": tasks_with(tasks),
     }
