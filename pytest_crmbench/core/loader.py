@@ -9,8 +9,9 @@ nothing unless an error needs the line of a nested field.
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -242,8 +243,24 @@ def _shape_error(node: yaml.Node, shown: str, message: str) -> SpecError:
 
 def parse_task_text(text: str, *, path: Path, display_path: str | None = None) -> list[TaskRecord]:
     shown = display_path or str(path)
-    data, root = parse_yaml(text, shown)
-    return task_records(data, root, path=path, shown=shown)
+    key = hashlib.sha256(text.encode("utf-8")).digest()
+    parsed = _PARSED.get(key)
+    if parsed is None:
+        data, root = parse_yaml(text, shown)
+        records = task_records(data, root, path=path, shown=shown)
+        if len(_PARSED) >= _PARSED_LIMIT:
+            _PARSED.pop(next(iter(_PARSED)))
+        _PARSED[key] = tuple(records)
+        return records
+    # The same text copied elsewhere (a test project, a run's task copy) is the same records there.
+    return [r if (r.path, r.shown_path) == (path, shown) else replace(r, path=path, shown_path=shown) for r in parsed]
+
+
+# One process parses the same task text many times (collection and the recorder's task set, the
+# gate's stages, every in-process run of the project's tests): the records are immutable, so a
+# text is parsed and validated once. A failing text raises before it is kept, every time.
+_PARSED: dict[bytes, tuple[TaskRecord, ...]] = {}
+_PARSED_LIMIT = 64
 
 
 def task_records(data: Any, root: yaml.Node | None, *, path: Path, shown: str) -> list[TaskRecord]:
