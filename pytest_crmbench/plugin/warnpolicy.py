@@ -22,6 +22,7 @@ import pytest
 
 lenient_key = pytest.StashKey[tuple[str, ...]]()
 ran_tasks_key = pytest.StashKey[bool]()
+collected_key = pytest.StashKey[bool]()
 
 
 def _is_error(action: str) -> bool:
@@ -68,11 +69,14 @@ def collect_at_exit(config: pytest.Config) -> None:
     """After a run of task items under a filter that raises: collect what the agents left (unclosed
     sockets, say) with warnings shown, not raised, so pytest's own collection at exit finds nothing
     to turn into an error."""
-    if not config.stash.get(ran_tasks_key, False):
+    if not config.stash.get(ran_tasks_key, False) or config.stash.get(collected_key, False):
         return
     filters = lenient_filters(config)
     if not filters:
         return
+    # Once per session: a full collection costs 0.1 s and more in a large process, and after the
+    # session's end only the harness's own code runs, not an agent's.
+    config.stash[collected_key] = True
     with warnings.catch_warnings():
         warnings.simplefilter("default")
         gc.collect()
