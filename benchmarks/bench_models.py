@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -76,11 +76,16 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> d
 
 
 @contextmanager
-def fake_server(latency: float, entry: str = __file__) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The fake server in a child process (``entry --serve LATENCY``): yields its base URL and, once
-    the block ends, fills the dict with what it served (``requests``, ``max_in_flight``)."""
+def fake_server(
+    latency: float, entry: str = __file__, extra: Sequence[str] = ()
+) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The fake server in a child process (``entry --serve LATENCY [extra]``): yields its base URL and,
+    once the block ends, fills the dict with what it served (``requests``, ``max_in_flight``)."""
     server = subprocess.Popen(
-        [sys.executable, entry, "--serve", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        [sys.executable, entry, "--serve", str(latency), *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert server.stdout is not None and server.stdin is not None
     served: dict[str, Any] = {}

@@ -7,6 +7,7 @@ request fixtures like any test function (no private fixture API): ``--lf``, reru
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
@@ -131,7 +132,7 @@ class TaskItem(pytest.Function):
         self.trial = trial
         register_markers(self.config, record.task)
         for marker in record.task.markers():
-            self.add_marker(marker)
+            self.add_marker(_mark(marker))
         mark_task_item(self)  # a warning filter that raises does not decide a task (issue 32 item 7)
 
     def _parse_node_id(self) -> None:
@@ -159,6 +160,13 @@ class TaskItem(pytest.Function):
         if isinstance(excinfo.value, EpisodeFailed):
             return f"{self.record.location}: {excinfo.value}"
         return super().repr_failure(excinfo)
+
+
+@functools.cache
+def _mark(name: str) -> pytest.MarkDecorator:
+    # One mark object per name for every item: marks are immutable, and a release run's items
+    # would otherwise each keep their own copies of the same few (issue 33, memory per episode).
+    return getattr(pytest.mark, name)  # type: ignore[no-any-return]
 
 
 def register_markers(config: pytest.Config, task: Task) -> None:

@@ -34,7 +34,10 @@ EPISODE_PROPERTIES = (TRACE_PROPERTY, RESULT_PROPERTY)
 
 
 def without(properties: list[tuple[str, Any]], names: tuple[str, ...]) -> list[tuple[str, Any]]:
-    """The properties without those ``names``; a user's own properties stay."""
+    """The properties without those ``names``; a user's own properties stay. A list with none of
+    them is returned as it is: every subtest report has one, and copies would add up per episode."""
+    if not any(entry[0] in names for entry in properties):
+        return properties
     return [entry for entry in properties if entry[0] not in names]
 
 
