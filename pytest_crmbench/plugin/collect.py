@@ -87,16 +87,18 @@ class TaskFile(pytest.File):
             raise self.CollectError(str(exc)) from None
         trials = settings.trials
         items: list[TaskItem] = []
+        shared: dict[str, Any] = {}
         for record in records:
             # One item per trial (pytest's parametrize does not reach these items); the trial is
             # 0-based like Evidence.trial and seeds, and shown 1-based: id[t1] ... id[tk].
             for trial in range(trials):
                 name = record.task.id if trials == 1 else f"{record.task.id}[t{trial + 1}]"
-                # pytest computes each item's fixture closure (no private ``_fixtureinfo`` shared
-                # across a file's items): measured on the 555 shipped tasks, that is 555
-                # getfixtureinfo calls, 0.34 s under cProfile, and no difference in wall time
-                # beyond the noise (3.5-4.4 s collection either way, issue 25).
-                items.append(TaskItem.from_parent(self, name=name, callobj=run_crm_task, record=record, trial=trial))
+                item = TaskItem.from_parent(self, name=name, callobj=run_crm_task, record=record, trial=trial, **shared)
+                # Every item of a file runs one function under one parent: one fixture closure
+                # serves them all, as pytest shares one among a parametrized function's items
+                # (each item's own copy was about 1.9 KiB an episode kept to the end, issue 33).
+                shared.setdefault("fixtureinfo", item._fixtureinfo)
+                items.append(item)
         return items
 
 
