@@ -249,6 +249,7 @@ class GoldScript:
         self._judge = Script()
 
     def __call__(self, request: FakeRequest) -> Reply:
+        from pytest_crmbench.core.evidence import jsonable
         from pytest_crmbench.core.spec import REPLY_REFERENCE
         from pytest_crmbench.run.baselines import GoldAgent
 
@@ -266,13 +267,13 @@ class GoldScript:
             path = self.paths[task.id]
             if len(results) < len(path):
                 name, args = path[len(results)]
-                return completion(None, [(name, json.dumps(args))], prompt_tokens=50, completion_tokens=5)
+                return completion(None, [(name, json.dumps(jsonable(args)))], prompt_tokens=50, completion_tokens=5)
             return completion("Done.", prompt_tokens=50, completion_tokens=5)
         steps = task.gold.path
         if len(results) < len(steps):
             gold = steps[len(results)]
             args = {name: GoldAgent._resolve(value, results) for name, value in gold.args.items()}
-            return completion(None, [(gold.tool, json.dumps(args))], prompt_tokens=50, completion_tokens=5)
+            return completion(None, [(gold.tool, json.dumps(jsonable(args)))], prompt_tokens=50, completion_tokens=5)
         reply = REPLY_REFERENCE.sub(
             lambda m: str(GoldAgent._resolve({"$from": m.group(1) + m.group(2)}, results)), task.gold.reply
         )

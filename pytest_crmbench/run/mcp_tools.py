@@ -102,6 +102,12 @@ class EpisodeToolServer:
             self._loop = loop
             try:
                 loop.run_until_complete(server.serve(sockets=[sock]))
+                # What the server left running (sse-starlette's shutdown watcher) is cancelled and
+                # awaited, so no "Task was destroyed but it is pending" line is logged.
+                pending = asyncio.all_tasks(loop)
+                for task in pending:
+                    task.cancel()
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
             finally:
                 with contextlib.suppress(Exception):
                     loop.close()
