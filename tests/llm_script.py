@@ -267,14 +267,21 @@ class GoldScript:
             path = self.paths[task.id]
             if len(results) < len(path):
                 name, args = path[len(results)]
-                return completion(None, [(name, json.dumps(jsonable(args)))], prompt_tokens=50, completion_tokens=5)
+                return _step(task.id, len(results), name, json.dumps(jsonable(args)))
             return completion("Done.", prompt_tokens=50, completion_tokens=5)
         steps = task.gold.path
         if len(results) < len(steps):
             gold = steps[len(results)]
             args = {name: GoldAgent._resolve(value, results) for name, value in gold.args.items()}
-            return completion(None, [(gold.tool, json.dumps(jsonable(args)))], prompt_tokens=50, completion_tokens=5)
+            return _step(task.id, len(results), gold.tool, json.dumps(jsonable(args)))
         reply = REPLY_REFERENCE.sub(
             lambda m: str(GoldAgent._resolve({"$from": m.group(1) + m.group(2)}, results)), task.gold.reply
         )
         return completion(reply, prompt_tokens=50, completion_tokens=5)
+
+
+def _step(task_id: str, step: int, name: str, arguments: str) -> dict[str, Any]:
+    """One tool call with an id of its own, as a real model gives (frameworks refuse a reused id)."""
+    reply = completion(None, [(name, arguments)], prompt_tokens=50, completion_tokens=5)
+    reply["choices"][0]["message"]["tool_calls"][0]["id"] = f"call_{task_id}_{step}"
+    return reply

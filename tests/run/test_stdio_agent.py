@@ -111,6 +111,28 @@ def test_a_gold_path_over_the_endpoint_scores_success(
     assert agent.name == "plain-mcp"
 
 
+@pytest.mark.parametrize(
+    ("adapter", "framework"), [("openai_agents_adapter.py", "agents"), ("pydantic_ai_adapter.py", "pydantic_ai")]
+)
+def test_an_adapter_shows_its_model_a_rejection_and_goes_on(
+    fake: Callable[[Responder], FakeLLM], adapter: str, framework: str
+) -> None:
+    # The gold path's last call is refused by the environment (a 422 over the amount limit): the
+    # framework must hand the MCP error result to its model as the tool's answer, not raise.
+    pytest.importorskip(framework)
+    task, env_class = shipped("payments", "payments_checkout_amount_limit_07")
+    server = fake(GoldScript([task]))
+    argv = [sys.executable, str(REPO / "examples" / "agents" / adapter)]
+    evidence, agent = play(argv, task, env_class, ScriptedUser(task), server)
+    assert evidence.termination.reason == "user_stop", evidence.termination.detail
+    assert [c.status for c in evidence.tool_calls] == ["ok", "ok", "rejected"]
+    assert grade(task, evidence).outcome in ("success", "not_judged")
+    assert all(c.status == "passed" for c in grade(task, evidence).checks if c.family != "reply")
+    assert evidence.usage["agent"].calls == 4
+    assert evidence.messages[-1].content == task.gold.reply
+    assert agent.name == {"agents": "openai-agents", "pydantic_ai": "pydantic-ai"}[framework]
+
+
 class InProcess:
     """The same calls from an agent in pytest's process, for comparison."""
 
