@@ -387,7 +387,7 @@ class _Lines:
 
     def has_line(self) -> bool:
         with contextlib.suppress(_Woken):  # the wake byte stays in its pipe for the next read
-            self._fill(0.0)
+            self._fill(0.0)  # a later one is found at the next read or at the end of the episode
         return b"\n" in self._buffer
 
     def next(self, timeout_s: float) -> bytearray | None:
