@@ -229,3 +229,59 @@ CASE_C = Scenario(
 )
 
 PAYMENTS_SCENARIOS = [CASE_A, CASE_B, CASE_C]
+
+
+# -- a model that plays each task's gold path (the endpoint tests, issue 31) ----------------------
+
+
+class GoldScript:
+    """The agent's model asks for each task's gold path, one call per step, then says the gold reply.
+
+    The task is found by its opening line; ``paths`` replaces a task's path (a wrong one). The
+    simulator stops after the agent's first reply; the judge passes each criterion with the
+    agent's closest sentence (:meth:`Script.judge`). Values a gold step takes ``$from`` an earlier
+    result are read from the tool messages the agent sent back, as a real model would read them.
+    """
+
+    def __init__(self, tasks: Sequence[Any], paths: dict[str, list[tuple[str, dict[str, Any]]]] | None = None) -> None:
+        self.tasks = {task.user.opening or task.user.goal: task for task in tasks}
+        self.paths = paths or {}
+        self._judge = Script()
+
+    def __call__(self, request: FakeRequest) -> Reply:
+        from pytest_crmbench.core.evidence import jsonable
+        from pytest_crmbench.core.spec import REPLY_REFERENCE
+        from pytest_crmbench.run.baselines import GoldAgent
+
+        role = request.role
+        if role == "judge":
+            return self._judge.judge(request)
+        if role == "user":
+            return json_completion({"action": "stop", "message": "Thanks, bye!", "stop_evidence": "done"})
+        if role != "agent":
+            return completion("ok", prompt_tokens=1, completion_tokens=1)
+        opening = next(str(m.get("content")) for m in request.messages if m.get("role") == "user")
+        task = self.tasks[opening]
+        results = request.tool_results()
+        if task.id in self.paths:
+            path = self.paths[task.id]
+            if len(results) < len(path):
+                name, args = path[len(results)]
+                return _step(task.id, len(results), name, json.dumps(jsonable(args)))
+            return completion("Done.", prompt_tokens=50, completion_tokens=5)
+        steps = task.gold.path
+        if len(results) < len(steps):
+            gold = steps[len(results)]
+            args = {name: GoldAgent._resolve(value, results) for name, value in gold.args.items()}
+            return _step(task.id, len(results), gold.tool, json.dumps(jsonable(args)))
+        reply = REPLY_REFERENCE.sub(
+            lambda m: str(GoldAgent._resolve({"$from": m.group(1) + m.group(2)}, results)), task.gold.reply
+        )
+        return completion(reply, prompt_tokens=50, completion_tokens=5)
+
+
+def _step(task_id: str, step: int, name: str, arguments: str) -> dict[str, Any]:
+    """One tool call with an id of its own, as a real model gives (frameworks refuse a reused id)."""
+    reply = completion(None, [(name, arguments)], prompt_tokens=50, completion_tokens=5)
+    reply["choices"][0]["message"]["tool_calls"][0]["id"] = f"call_{task_id}_{step}"
+    return reply

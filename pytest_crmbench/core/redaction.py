@@ -26,6 +26,11 @@ _URL = re.compile(
 )
 
 
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable is named like a credential (``OPENAI_API_KEY``, ``GH_TOKEN``)."""
+    return bool(_SECRET_NAME.search(name))
+
+
 def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
     """Values of environment variables named like credentials, longest first."""
     environ = os.environ if environ is None else environ

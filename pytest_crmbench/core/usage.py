@@ -39,6 +39,16 @@ class UsageLedger:
                 prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=cost_usd, latency_s=latency_s
             )
 
+    def merge(self, role: Role, usage: Usage) -> None:
+        """Add ``usage`` (several calls, counted elsewhere: the model proxy's) to ``role``'s."""
+        with self._lock:
+            mine = self._usage.setdefault(role, Usage())
+            mine.calls += usage.calls
+            mine.prompt_tokens += usage.prompt_tokens
+            mine.completion_tokens += usage.completion_tokens
+            mine.cost_usd = None if mine.cost_usd is None or usage.cost_usd is None else mine.cost_usd + usage.cost_usd
+            mine.latency_s += usage.latency_s
+
     def replace(self, role: Role, usage: Usage) -> None:
         """Set ``role``'s usage to ``usage`` (an isolated agent's process reports its running total)."""
         with self._lock:

@@ -50,7 +50,14 @@ from typing import Any, Literal
 
 import yaml
 
-from pytest_crmbench.core.errors import AgentAbort, CrmbenchError, HarnessError, InfraError, format_traceback
+from pytest_crmbench.core.errors import (
+    AgentAbort,
+    AgentError,
+    CrmbenchError,
+    HarnessError,
+    InfraError,
+    format_traceback,
+)
 from pytest_crmbench.core.evidence import Role
 from pytest_crmbench.core.redaction import redacted_text
 from pytest_crmbench.core.usage import UsageLedger
@@ -397,6 +404,14 @@ def is_credential_problem(exc: BaseException) -> bool:
     )
 
 
+def is_bad_request(exc: BaseException) -> bool:
+    """The provider refused the request's shape (400, 413, 422), not its credentials."""
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    status = getattr(exc, "status_code", None)
+    shaped = status in (400, 413, 422) or bool(names & {"BadRequestError", "UnprocessableEntityError"})
+    return shaped and not is_credential_problem(exc)
+
+
 def classify(exc: BaseException) -> Failure:
     """Transient (retry), fatal (infra now), the model's own limit (context overflow, refusal), or a
     harness bug: by exception type and error code, never by the wording of the message.
@@ -442,10 +457,16 @@ class ModelClient:
         *,
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
+        outside: bool = False,
     ) -> None:
         self.config = config
         self.role = role
         self.ledger = ledger
+        self.outside = outside
+        """The request was written by an agent outside the harness (the model proxy, issue 31): a
+        provider's refusal of its shape (400, 413, 422; never a credential problem) is then the
+        agent's own error (:class:`AgentError`), not infrastructure, so no agent can make its
+        episodes unscored by sending requests it knows to be malformed."""
         self._sleep = sleep
         self._clock = clock
         self._price: Price | Literal[False] | None = False  # False: not looked up yet
@@ -505,6 +526,8 @@ class ModelClient:
                     if self.role == "agent":
                         raise AgentAbort(f"model {config.model}: {last}") from None
                     raise InfraError(f"{self.role} model {config.model}: {last}") from None
+                if kind == "fatal" and self.outside and is_bad_request(exc):
+                    raise AgentError(f"model {config.model} refused the agent's request: {last}") from None
                 if kind == "fatal":
                     raise InfraError(f"{self.role} model {config.model}: {last}") from None
                 self._backoff(attempt, retry_after(exc), deadline)

@@ -30,6 +30,7 @@ from pytest_crmbench.reference.catalog import BUILTIN_AGENTS, load_factory
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits
 from pytest_crmbench.run.isolation import IsolatedAgent, probe_factory
 from pytest_crmbench.run.settings import RunSettings
+from pytest_crmbench.run.stdio_agent import SubprocessAgent, check_command, command_of, is_command
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -174,6 +175,11 @@ def check_agent_name(config: pytest.Config, settings: RunSettings) -> None:
     name = settings.agent
     if len(config.pluginmanager.hook.pytest_crmbench_make_agent.get_hookimpls()) > 1:
         return  # a conftest or plugin may know the name
+    if is_command(name):
+        problem = check_command(name)
+        if problem is not None:
+            raise pytest.UsageError(f"--crm-agent: {problem}")
+        return
     if settings.isolated and ":" in name:
         if is_worker(config):
             return  # the controller checked it
@@ -196,13 +202,16 @@ class DefaultAgentHook:
     """The built-in agents; registered as a plugin so conftest implementations run first.
 
     A ``package.module:factory`` agent is built and run in its own process (issue 30), unless
-    ``--crm-agent-inprocess`` asked for this one."""
+    ``--crm-agent-inprocess`` asked for this one; a ``cmd:<command line>`` agent is that command,
+    called per user turn over stdio (issue 31), never in this process."""
 
     def __init__(self, inprocess: bool = False) -> None:
         self.inprocess = inprocess
 
     @pytest.hookimpl(trylast=True)
     def pytest_crmbench_make_agent(self, name: str, context: AgentContext) -> Agent:
+        if is_command(name):
+            return SubprocessAgent(command_of(name), context)
         if name not in BUILTIN_AGENTS and not self.inprocess:
             load_factory_name_checked(name)
             return IsolatedAgent(name, context)

@@ -105,10 +105,17 @@ AgentFactory = Callable[[AgentContext], Agent]
 
 class EndsEpisode:
     """An agent stand-in that has the last word at the end of an episode (the isolated agent's
-    process, :mod:`.isolation`): :meth:`end_episode` may still find the agent at fault."""
+    process, :mod:`.isolation`; a subprocess agent, :mod:`.stdio_agent`): :meth:`end_episode` may
+    still find the agent at fault, :meth:`close` ends what it started."""
+
+    name: str | None = None
+    """The agent's own name, as its process reported it (None: the run's agent name stands)."""
 
     def end_episode(self) -> None:
         """Called once the conversation is over, before the evidence is frozen; raises AgentError."""
+
+    def close(self) -> None:
+        """End the agent's process and whatever served it, whatever state they are in."""
 
 
 def run_episode(

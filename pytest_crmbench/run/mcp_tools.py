@@ -102,6 +102,9 @@ class EpisodeToolServer:
             self._loop = loop
             try:
                 loop.run_until_complete(server.serve(sockets=[sock]))
+                # What the server left running (sse-starlette's shutdown watcher) is cancelled and
+                # awaited, so no "Task was destroyed but it is pending" line is logged.
+                loop.run_until_complete(_cancel_left(asyncio.all_tasks(loop)))
             finally:
                 with contextlib.suppress(Exception):
                     loop.close()
@@ -227,6 +230,12 @@ class EpisodeToolServer:
 
         server.get_capabilities = capabilities
         return server.streamable_http_app(streamable_http_path=f"/mcp/{self._token}", host="127.0.0.1")
+
+
+async def _cancel_left(tasks: set[asyncio.Task[Any]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
 
 
 async def _notify(session: Any) -> None:

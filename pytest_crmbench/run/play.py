@@ -12,8 +12,7 @@ from pytest_crmbench.core.users import User
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import ReplyJudge, grade
 from pytest_crmbench.grading.verdict import TaskVerdict
-from pytest_crmbench.run.episode import Agent, run_episode
-from pytest_crmbench.run.isolation import IsolatedAgent
+from pytest_crmbench.run.episode import Agent, EndsEpisode, run_episode
 from pytest_crmbench.run.settings import RunSettings
 
 
@@ -45,9 +44,9 @@ def play(
             task, env, agent, user, agent_name=agent_name, limits=settings.limits, trial=trial, usage=usage
         )
     finally:
-        if isinstance(agent, IsolatedAgent):
+        if isinstance(agent, EndsEpisode):
             agent.close()  # the episode is over: so is the agent's process
-    if isinstance(agent, IsolatedAgent) and agent.name:
+    if isinstance(agent, EndsEpisode) and agent.name:
         evidence = evidence.model_copy(update={"agent": agent.name})  # its own name, as in-process
     latency_s = time.monotonic() - started
     verdict = grade(task, evidence, judge)
