@@ -13,7 +13,7 @@ import functools
 import json
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -144,12 +144,7 @@ def summary_of(record: ResultRecord) -> ResultRecord:
     The summary checks are shared between records (every trial of a task names the same checks):
     a summary is read, never changed."""
     checks = [_summary_check(check.family, check.name, check.status) for check in record.checks]
-    # Built without model_copy's per-record copy of the set of fields given: one frozen set serves
-    # every summary (a release run keeps one summary per episode; issue 33, memory per episode).
-    return ResultRecord.model_construct(_SUMMARY_FIELDS, **{**record.__dict__, "checks": checks})
-
-
-_SUMMARY_FIELDS = cast("set[str]", frozenset(ResultRecord.model_fields))
+    return record.model_copy(update={"checks": checks})
 
 
 @functools.lru_cache(maxsize=1 << 16)
