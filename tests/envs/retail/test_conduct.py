@@ -99,10 +99,10 @@ QUESTIONS = {
             "price_difference": 15,
         },
     ),
-    "retail_exchange_fleece_medium_colours_50": (
+    "retail_exchange_quote_after_earlier_return_50": (
         "exchange_item",
         {
-            "order_id": "ORD-1010",
+            "order_id": "ORD-1930",
             "line_id": "L1",
             "quantity": 1,
             "new_variant_id": "VAR-FLC-M-BLK",
@@ -126,7 +126,7 @@ CUSTOMERS = {
     "retail_rewards_points_and_credit_27": "CUS-1008",
     "retail_order_management_shipped_size_closed_window_90": "CUS-1002",
     "retail_exchange_wide_fit_sizes_49": "CUS-1001",
-    "retail_exchange_fleece_medium_colours_50": "CUS-1007",
+    "retail_exchange_quote_after_earlier_return_50": "CUS-1005",
     "retail_rewards_points_rate_question_54": "CUS-1008",
     "retail_rewards_found_old_gift_card_58": "CUS-1003",
     "retail_order_management_status_price_drop_unasked_62": "CUS-1008",
