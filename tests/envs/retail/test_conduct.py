@@ -87,7 +87,7 @@ def test_an_unverified_spouse_reads_nothing_of_the_account() -> None:
 # The tasks a question or a quote is all of: an unasked write, through a tool the task exposes, fails.
 QUESTIONS = {
     "retail_order_management_order_status_08": ("award_loyalty_points", {"points": 250, "reason": "late parcel"}),
-    "retail_rewards_points_and_credit_27": ("redeem_loyalty_points", {"points": 400}),
+    "retail_rewards_credit_and_points_short_of_fleece_27": ("redeem_loyalty_points", {"points": 500}),
     "retail_order_management_shipped_size_closed_window_90": ("award_loyalty_points", {"points": 250, "reason": "x"}),
     "retail_exchange_wide_fit_sizes_49": (
         "exchange_item",
@@ -99,10 +99,10 @@ QUESTIONS = {
             "price_difference": 15,
         },
     ),
-    "retail_exchange_fleece_medium_colours_50": (
+    "retail_exchange_quote_after_earlier_return_50": (
         "exchange_item",
         {
-            "order_id": "ORD-1010",
+            "order_id": "ORD-1930",
             "line_id": "L1",
             "quantity": 1,
             "new_variant_id": "VAR-FLC-M-BLK",
@@ -123,10 +123,10 @@ QUESTIONS = {
 }
 CUSTOMERS = {
     "retail_order_management_order_status_08": "CUS-1002",
-    "retail_rewards_points_and_credit_27": "CUS-1008",
+    "retail_rewards_credit_and_points_short_of_fleece_27": "CUS-1005",
     "retail_order_management_shipped_size_closed_window_90": "CUS-1002",
     "retail_exchange_wide_fit_sizes_49": "CUS-1001",
-    "retail_exchange_fleece_medium_colours_50": "CUS-1007",
+    "retail_exchange_quote_after_earlier_return_50": "CUS-1005",
     "retail_rewards_points_rate_question_54": "CUS-1008",
     "retail_rewards_found_old_gift_card_58": "CUS-1003",
     "retail_order_management_status_price_drop_unasked_62": "CUS-1008",

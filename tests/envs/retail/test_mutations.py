@@ -31,7 +31,7 @@ def audit(task_id: str) -> TaskAudit:
     ("task_id", "move", "calls"),
     [
         # a question about points: an unasked redemption of a real block, and goodwill
-        ("retail_rewards_points_and_credit_27", "redeem_unasked", {"redeem_loyalty_points"}),
+        ("retail_rewards_credit_and_points_short_of_fleece_27", "redeem_unasked", {"redeem_loyalty_points"}),
         ("retail_refund_opened_boots_02", "goodwill_unasked", {"award_loyalty_points"}),
         # a status question on an order whose line is cheaper today: the difference refunded unasked
         ("retail_order_management_status_price_drop_unasked_62", "adjust_unasked", {"create_price_adjustment"}),
