@@ -209,6 +209,8 @@ class Transport:
         self._set_environment: dict[str, str] = {}
         self._background: threading.Thread | None = None
         self._leftovers = Leftovers()
+        self.import_s: float | None = None
+        """How long litellm's import took in this session (None: not imported by it)."""
 
     def import_in_background(self) -> None:
         """Start importing litellm on a thread of its own (seconds of CPU), so the import overlaps
@@ -237,10 +239,12 @@ class Transport:
                     if name not in os.environ:
                         os.environ[name] = value
                         self._set_environment[name] = value
+                started = time.monotonic()
                 try:
                     module = import_for_good("litellm")
                 except ImportError:
                     raise CrmbenchError(MISSING_LITELLM) from None
+                self.import_s = time.monotonic() - started
                 setattr(module, "suppress_debug_info", True)  # no "Give Feedback" banners on every exception  # noqa: B010
                 self._module = module
             return self._module

@@ -22,6 +22,7 @@ from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.redaction import redacted_text
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.plugin import gate, resume, runreport, savedruns
+from pytest_crmbench.plugin.modelcheck import wait_for_preflight
 from pytest_crmbench.plugin.nodeids import is_task_nodeid, split_nodeid
 from pytest_crmbench.plugin.runmanifest import build_manifest, system_name
 from pytest_crmbench.plugin.runoptions import RecordSettings
@@ -124,7 +125,10 @@ class RunRecorder:
 
     # -- collection: what should produce a result ---------------------------------------------
 
+    @pytest.hookimpl(trylast=True)  # after pytest's "collected" line: the preflight's line follows it
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # A run the preflight stops never started: no item is expected, so none becomes an error row.
+        wait_for_preflight(self.config)
         for item in session.items:
             record = getattr(item, "record", None)
             if record is not None:
