@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,7 +17,7 @@ from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
 from pytest_crmbench.core.taskfiles import TaskFiles
-from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder, sample
+from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder, resumeoptions, sample
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
@@ -47,6 +48,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     started = time.monotonic()
+    resumeoptions.configure(config, is_worker(config))  # a resumed run's own settings, before they are resolved
     settings = resolve_settings(config)
     config.stash[settings_key] = settings
     config.stash[registered_markers_key] = set()
@@ -106,6 +108,10 @@ def setup_done(config: pytest.Config, run_recorder: RunRecorder) -> list[str]:
         done.append(f"task set of {len(task_set.tasks)} tasks hashed")
     if run_recorder.options.resume is not None:
         done.append(f"{len(run_recorder.previous)} saved result(s) re-graded to resume")
+        taken: dict[str, Any] = config.stash.get(resumeoptions.resumed_key, {})
+        restored = resumeoptions.described(taken)
+        if restored:
+            done.append(f"settings from the run: {restored}")
     if run_recorder.run_dir is not None:
         done.append(f"run directory {shown(run_recorder.run_dir.path, config.invocation_params.dir)}")
     return done
