@@ -40,6 +40,7 @@ from pytest_crmbench.results.records import (
     summary_of,
     utc_now,
 )
+from pytest_crmbench.results.reportstatus import FINAL, ReportStatus
 from pytest_crmbench.results.rundir import RunDir, RunDirError, bound_trace, load_run
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
 from pytest_crmbench.results.verify import Contracts, selection_hash, verified
@@ -115,6 +116,17 @@ class RunRecorder:
         self.previous = {r.key: summary_of(r) for r in saved.records}
         self.manifest = manifest
         self.resume_filter = resume.register(self.config, self.done())
+
+    def add_to_manifest(self, entries: dict[str, Any]) -> None:
+        """Entries other plugins hand the recorder for the run's manifest (``--crm-sample``'s
+        sample), written with it; ignored for a resumed run, which keeps its own. The recorder owns
+        the manifest: nobody else changes it."""
+        if self.manifest is not None and self.options.resume is None:
+            self.manifest = {**self.manifest, **entries}
+
+    def expected_results(self) -> int:
+        """Results the run will have: the earlier ones of a resumed run and every item collected."""
+        return len({*self.previous, *self.expected.values()})
 
     def done(self) -> set[tuple[str, int]]:
         return {key for key, record in self.previous.items() if record.scored}
@@ -291,8 +303,10 @@ class RunRecorder:
         data = runreport.board_json(table, records, self.baseline, compare)
         self._write(lambda run_dir: run_dir.write_leaderboard(data, tables.markdown(table)))
         if self.options.html and records and self.write_failure is None:
+            # Written once, saying whether the run finished (a stopped run's page says so).
+            status = FINAL if complete else ReportStatus("stopped", len(records), self.expected_results())
             self.html_report, self.html_problem = runreport.html(
-                self.run_dir.path, compare, self.task_set(), self.settings.content_root
+                self.run_dir.path, compare, self.task_set(), self.settings.content_root, status
             )
         if self.manifest is not None:
             done = complete and self.write_failure is None
