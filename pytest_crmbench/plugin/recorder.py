@@ -82,6 +82,8 @@ class RunRecorder:
         self.unsaved = 0
         self.resume_filter: resume.ResumeFilter | None = None
         self.nothing_left = False
+        self.worker_deselected = 0
+        """Items the xdist workers deselected because the resumed run has them."""
         """A resumed run that had every selected item already: complete, not "collected nothing"."""
         compare = options.gates.compare
         self.baseline = savedruns.baseline(compare, self.task_set(), self._envs) if compare else None
@@ -134,6 +136,11 @@ class RunRecorder:
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
         resume.send_to_worker(node, self.done())
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        # Every worker collects every item and deselects the same finished ones.
+        self.worker_deselected = max(self.worker_deselected, resume.deselected_by_worker(node))
 
     # -- collection: what should produce a result ---------------------------------------------
 
@@ -260,7 +267,8 @@ class RunRecorder:
         else:
             for nodeid in missing:
                 self._finish(nodeid, self._error(nodeid, "no result received (lost with its worker?)"), None)
-        if self.resume_filter is not None and self.resume_filter.deselected and not self.expected:
+        deselected = (self.resume_filter.deselected if self.resume_filter else 0) + self.worker_deselected
+        if self.resume_filter is not None and deselected and not self.expected:
             # Resuming a finished run deselects everything: pytest's 5 ("collected nothing")
             # read as a failure in CI, though the run is simply complete.
             self.nothing_left = session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED

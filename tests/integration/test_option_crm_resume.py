@@ -222,3 +222,24 @@ def test_resuming_a_finished_run_says_it_is_complete(project: CrmProject) -> Non
     assert (
         project.run("--crm-resume=run", "--crm-agent=flaky", "-k", "no_such").ret == pytest.ExitCode.NO_TESTS_COLLECTED
     )
+
+
+def test_resuming_a_finished_run_under_xdist_says_it_is_complete(project: CrmProject) -> None:
+    """Issue 32's walkthrough: under -n the controller collects nothing itself, so it exited 5."""
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    again = project.run_subprocess("-n", "2", "-p", "xdist", "--crm-resume=run")
+    assert again.ret == pytest.ExitCode.OK
+    again.stdout.fnmatch_lines(["resumed: 6 earlier result(s) merged, 0 new", "resumed: nothing left to run*"])
+
+
+def test_a_re_run_error_result_is_counted_once(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    run = project.path / "run"
+    lines = (run / "results.jsonl").read_text().splitlines()
+    broken = json.loads(lines[0])
+    broken.update(outcome="error", error="worker crashed")
+    (run / "results.jsonl").write_text("\n".join([json.dumps(broken), *lines[1:]]) + "\n")
+    result = project.run("--crm-resume=run")
+    result.stdout.fnmatch_lines(
+        ["resumed: 5 earlier result(s) merged, 1 new (1 of them earlier infra or error results run again)"]
+    )
