@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from pytest_crmbench.models.fakellm import FakeLLM
 from tests.integration.helpers import CrmProject
 from tests.integration.test_models import (  # noqa: F401  (fixtures)
