@@ -41,7 +41,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -61,6 +61,7 @@ from pytest_crmbench.core.errors import (
 from pytest_crmbench.core.evidence import Role
 from pytest_crmbench.core.redaction import redacted_text
 from pytest_crmbench.core.usage import UsageLedger
+from pytest_crmbench.models.leftovers import Leftovers, thread_loop
 
 MILLION = Decimal(1_000_000)
 
@@ -214,6 +215,9 @@ class Transport:
         self._module: ModuleType | None = None
         self._set_environment: dict[str, str] = {}
         self._background: threading.Thread | None = None
+        self._leftovers = Leftovers()
+        self.import_s: float | None = None
+        """How long litellm's import took in this session (None: not imported by it)."""
 
     def import_in_background(self) -> None:
         """Start importing litellm on a thread of its own (seconds of CPU), so the import overlaps
@@ -242,10 +246,12 @@ class Transport:
                     if name not in os.environ:
                         os.environ[name] = value
                         self._set_environment[name] = value
+                started = time.monotonic()
                 try:
                     module = import_for_good("litellm")
                 except ImportError:
                     raise CrmbenchError(MISSING_LITELLM) from None
+                self.import_s = time.monotonic() - started
                 setattr(module, "suppress_debug_info", True)  # no "Give Feedback" banners on every exception  # noqa: B010
                 self._module = module
             return self._module
@@ -254,21 +260,33 @@ class Transport:
         """``litellm.completion(**kwargs)``; the first call per (model, api_base) runs alone."""
         litellm = self.litellm()
         key = (str(kwargs["model"]), kwargs.get("api_base"))
-        if key not in self._warm:
-            with self._first_calls:
-                # Checked again under the lock: the threads that queued behind the first call must
-                # not each make their call inside the lock (that serialised a whole 16-way wave).
-                if key not in self._warm:
-                    try:
-                        return litellm.completion(**kwargs)
-                    finally:
-                        self._warm.add(key)
-        return litellm.completion(**kwargs)
+        with self.watched():
+            if key not in self._warm:
+                with self._first_calls:
+                    # Checked again under the lock: the threads that queued behind the first call
+                    # must not each make their call inside the lock (that serialised a 16-way wave).
+                    if key not in self._warm:
+                        try:
+                            return litellm.completion(**kwargs)
+                        finally:
+                            self._warm.add(key)
+            return litellm.completion(**kwargs)
+
+    @contextlib.contextmanager
+    def watched(self) -> Iterator[None]:
+        """Around a litellm call: the event loop it leaves on this thread is closed with the session."""
+        loop = thread_loop()
+        try:
+            yield
+        finally:
+            self._leftovers.note_loop(loop)
 
     def close(self) -> None:
-        """Undo the environment this transport set (its session is over)."""
+        """Close what litellm left open (its cached clients' sockets, an event loop) and undo the
+        environment this transport set: its session is over (:mod:`.leftovers`)."""
         if self._background is not None:
             self._background.join()  # never leave an import running into interpreter shutdown
+        self._leftovers.close(self._module)
         with self._lock:
             for name, value in self._set_environment.items():
                 if os.environ.get(name) == value:

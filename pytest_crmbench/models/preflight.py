@@ -261,7 +261,8 @@ def _request_problem(
             kwargs["api_key"] = "not-needed"  # as ModelClient does for local servers
     try:
         # Not Transport.send: its first-call bookkeeping belongs to the run's own calls.
-        litellm.completion(**kwargs)
+        with settings.transport.watched():
+            litellm.completion(**kwargs)
     except Exception as exc:
         problem = _request_failure(exc, target, provider)
         status = getattr(exc, "status_code", None)

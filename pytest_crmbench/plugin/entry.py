@@ -5,24 +5,29 @@ Everything here delegates to engine modules; see ``docs/architecture.md`` for th
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from pytest_crmbench.core.display import shown
 from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.loader import load_task_files
 from pytest_crmbench.core.shipped import suite_root
 from pytest_crmbench.core.spec import DIFFICULTIES
 from pytest_crmbench.core.taskfiles import TaskFiles
-from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder, sample
+from pytest_crmbench.plugin import fixtures, hookspec, options, optiontable, recorder, resumeoptions, sample
 from pytest_crmbench.plugin.collect import TaskFile, register_markers
 from pytest_crmbench.plugin.distribute import StaticSchedule
 from pytest_crmbench.plugin.forget import ForgetFinished
 from pytest_crmbench.plugin.livereport import LIVE_REPORT, LiveReport
-from pytest_crmbench.plugin.modelcheck import Preflight
+from pytest_crmbench.plugin.modelcheck import PREFLIGHT, Preflight
 from pytest_crmbench.plugin.optionvalue import option_value, required_value
+from pytest_crmbench.plugin.recorder import RunRecorder
 from pytest_crmbench.plugin.runahead import RunAhead
 from pytest_crmbench.plugin.runoptions import record_settings_key, resolve_record_settings
+from pytest_crmbench.plugin.startup import STARTUP, StartupLines
 from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
 from pytest_crmbench.plugin.warnpolicy import collect_at_exit
@@ -43,6 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    started = time.monotonic()
+    resumeoptions.configure(config, is_worker(config))  # a resumed run's own settings, before they are resolved
     settings = resolve_settings(config)
     config.stash[settings_key] = settings
     config.stash[registered_markers_key] = set()
@@ -59,8 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
         settings.base_seed,
         None if is_worker(config) else config.stash[recorder.recorder_key],
     )
+    lines: StartupLines | None = None
     if not is_worker(config):
         run_recorder = config.stash[recorder.recorder_key]
+        lines = StartupLines(config)
+        config.pluginmanager.register(lines, STARTUP)
         summary = RunSummary(config, run_recorder, required_value(config, "crm_progress"))
         config.pluginmanager.register(summary, "crmbench-summary")
         every = required_value(config, "crm_html_every")
@@ -74,7 +84,7 @@ def pytest_configure(config: pytest.Config) -> None:
     uses_models = bool(models.agent or models.user or models.judge)
     preflight = uses_models and not is_worker(config) and not option_value(config, "crm_no_preflight")
     if preflight:
-        config.pluginmanager.register(Preflight(settings, distributed=distributes(config)), "crmbench-preflight")
+        config.pluginmanager.register(Preflight(settings, distributed=distributes(config), lines=lines), PREFLIGHT)
     elif uses_models and not config.option.collectonly and not distributes(config):
         # The seconds litellm's import takes overlap collection instead of delaying the first call
         # (the preflight, when on, imports it on its own thread the same way).
@@ -87,6 +97,25 @@ def pytest_configure(config: pytest.Config) -> None:
     if option_value(config, "crm_suite") and config.args_source != pytest.Config.ArgsSource.ARGS:
         # No paths given: collect the shipped tasks (not the current directory's files).
         config.args[:] = [str(settings.content_root / "tasks")]
+    if lines is not None:
+        lines.set_up(time.monotonic() - started, setup_done(config, config.stash[recorder.recorder_key]))
+
+
+def setup_done(config: pytest.Config, run_recorder: RunRecorder) -> list[str]:
+    """What crmbench's set-up did, for its start-up line (:mod:`.startup`)."""
+    done = []
+    task_set = run_recorder.task_set() if run_recorder.run_dir is not None else None
+    if task_set is not None:
+        done.append(f"task set of {len(task_set.tasks)} tasks hashed")
+    if run_recorder.options.resume is not None:
+        done.append(f"{len(run_recorder.previous)} saved result(s) re-graded to resume")
+        taken: dict[str, Any] = config.stash.get(resumeoptions.resumed_key, {})
+        restored = resumeoptions.described(taken)
+        if restored:
+            done.append(f"settings from the run: {restored}")
+    if run_recorder.run_dir is not None:
+        done.append(f"run directory {shown(run_recorder.run_dir.path, config.invocation_params.dir)}")
+    return done
 
 
 @pytest.hookimpl(tryfirst=True)

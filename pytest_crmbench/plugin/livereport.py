@@ -7,23 +7,27 @@ page says "in progress: 37 of 73 results". It is written atomically (a temporary
 over the old one), so a reader reloading it sees a whole page. A rewrite costs what ``crmbench
 report`` of the run so far costs (seconds for a release-size run), so the interval also stretches
 to ``COST_SHARE`` times the last rewrite's duration: the rewrites never take more than about 2 % of
-the run (a release-size run's rewrite took 10-13 s on a loaded machine: one every 8-11 minutes). A rewrite that fails changes no score and no exit status: it is said in one line of the
-summary and not tried again.
+the run. Each rewrite reads only what was appended since the last one
+(:class:`~pytest_crmbench.results.runreader.RunReader`, kept here between rewrites) and draws the
+page a from-scratch read draws; docs/performance.md has the before/after cost. A rewrite that fails
+changes no score and no exit status: it is said in one line of the summary and not tried again.
 
-At session end the recorder writes the final report (:func:`.runreport.html`, "final"); a run
-that stopped early (Ctrl-C, ``-x``) is rewritten once more after it, to say so.
+At session end the recorder writes the final report once (:func:`.runreport.html`), "final" or,
+for a run that stopped early (Ctrl-C, ``-x``), "stopped".
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable
 
 import pytest
 
 from pytest_crmbench.plugin import runreport
 from pytest_crmbench.plugin.recorder import RunRecorder
 from pytest_crmbench.results.reportstatus import ReportStatus, running
+from pytest_crmbench.results.runreader import RunReader
+from pytest_crmbench.results.sources import load_sources
 
 LIVE_REPORT = "crmbench-live-report"
 COST_SHARE = 50
@@ -41,11 +45,22 @@ class LiveReport:
         self.cost_s = 0.0
         self.writes = 0
         self.problem: str | None = None
+        self._readers: list[RunReader] | None = None
+        """The baseline's and the run's, kept between rewrites: each reads only what is new."""
 
     def expected(self) -> int:
-        """Results the run will have: the earlier ones of a resumed run and every item collected."""
-        recorder = self.recorder
-        return len({*recorder.previous, *recorder.expected.values()})
+        return self.recorder.expected_results()
+
+    def readers(self) -> list[RunReader]:
+        if self._readers is None:
+            recorder = self.recorder
+            assert recorder.run_dir is not None
+            task_set = recorder.task_set()
+            root = recorder.settings.content_root
+            sources = load_sources([root / f for f in task_set.files] if task_set else [], root)
+            paths = [p for p in (recorder.options.gates.compare, recorder.run_dir.path) if p is not None]
+            self._readers = [RunReader(path, sources) for path in paths]
+        return self._readers
 
     def due(self) -> bool:
         recorder = self.recorder
@@ -70,6 +85,7 @@ class LiveReport:
             recorder.task_set(),
             recorder.settings.content_root,
             status,
+            readers=self.readers,
         )
         self.last_at = self.clock()
         self.cost_s = self.last_at - started
@@ -78,14 +94,3 @@ class LiveReport:
             self.problem = problem.replace("report.html not written", "report.html not rewritten during the run", 1)
         else:
             self.writes += 1
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_sessionfinish(self) -> Generator[None]:
-        result = yield
-        # The recorder (trylast) has written the final report and the manifest's finished entry.
-        recorder = self.recorder
-        finished = (recorder.manifest or {}).get("finished")
-        stopped = isinstance(finished, Mapping) and finished.get("complete") is not True
-        if recorder.html_report is not None and stopped:
-            self.rewrite(ReportStatus("stopped", len(recorder.all_records()), self.expected()))
-        return result

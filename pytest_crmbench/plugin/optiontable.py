@@ -271,7 +271,8 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "crm_resume",
-        "Continue RUN_DIR: skip items it already has, append to it, report both.",
+        "Continue RUN_DIR with its own settings (agent, models, seed, trials, limits: read from its manifest;"
+        " a different value given here is refused): skip items it already has, append to it, report both.",
         metavar="RUN_DIR",
         ini=None,
     ),

@@ -22,6 +22,7 @@ from pytest_crmbench.core.errors import CrmbenchError
 from pytest_crmbench.core.redaction import redacted_text
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.plugin import gate, resume, runreport, savedruns
+from pytest_crmbench.plugin.modelcheck import wait_for_preflight
 from pytest_crmbench.plugin.nodeids import is_task_nodeid, split_nodeid
 from pytest_crmbench.plugin.runmanifest import build_manifest, system_name
 from pytest_crmbench.plugin.runoptions import RecordSettings
@@ -39,6 +40,7 @@ from pytest_crmbench.results.records import (
     summary_of,
     utc_now,
 )
+from pytest_crmbench.results.reportstatus import FINAL, ReportStatus
 from pytest_crmbench.results.rundir import RunDir, RunDirError, bound_trace, load_run
 from pytest_crmbench.results.runtasks import RunTasks, load_run_tasks
 from pytest_crmbench.results.verify import Contracts, selection_hash, verified
@@ -80,6 +82,8 @@ class RunRecorder:
         self.unsaved = 0
         self.resume_filter: resume.ResumeFilter | None = None
         self.nothing_left = False
+        self.worker_deselected = 0
+        """Items the xdist workers deselected because the resumed run has them."""
         """A resumed run that had every selected item already: complete, not "collected nothing"."""
         compare = options.gates.compare
         self.baseline = savedruns.baseline(compare, self.task_set(), self._envs) if compare else None
@@ -115,6 +119,17 @@ class RunRecorder:
         self.manifest = manifest
         self.resume_filter = resume.register(self.config, self.done())
 
+    def add_to_manifest(self, entries: dict[str, Any]) -> None:
+        """Entries other plugins hand the recorder for the run's manifest (``--crm-sample``'s
+        sample), written with it; ignored for a resumed run, which keeps its own. The recorder owns
+        the manifest: nobody else changes it."""
+        if self.manifest is not None and self.options.resume is None:
+            self.manifest = {**self.manifest, **entries}
+
+    def expected_results(self) -> int:
+        """Results the run will have: the earlier ones of a resumed run and every item collected."""
+        return len({*self.previous, *self.expected.values()})
+
     def done(self) -> set[tuple[str, int]]:
         return {key for key, record in self.previous.items() if record.scored}
 
@@ -122,9 +137,17 @@ class RunRecorder:
     def pytest_configure_node(self, node: Any) -> None:
         resume.send_to_worker(node, self.done())
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        # Every worker collects every item and deselects the same finished ones.
+        self.worker_deselected = max(self.worker_deselected, resume.deselected_by_worker(node))
+
     # -- collection: what should produce a result ---------------------------------------------
 
+    @pytest.hookimpl(trylast=True)  # after pytest's "collected" line: the preflight's line follows it
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # A run the preflight stops never started: no item is expected, so none becomes an error row.
+        wait_for_preflight(self.config)
         for item in session.items:
             record = getattr(item, "record", None)
             if record is not None:
@@ -244,7 +267,8 @@ class RunRecorder:
         else:
             for nodeid in missing:
                 self._finish(nodeid, self._error(nodeid, "no result received (lost with its worker?)"), None)
-        if self.resume_filter is not None and self.resume_filter.deselected and not self.expected:
+        deselected = (self.resume_filter.deselected if self.resume_filter else 0) + self.worker_deselected
+        if self.resume_filter is not None and deselected and not self.expected:
             # Resuming a finished run deselects everything: pytest's 5 ("collected nothing")
             # read as a failure in CI, though the run is simply complete.
             self.nothing_left = session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
@@ -287,8 +311,10 @@ class RunRecorder:
         data = runreport.board_json(table, records, self.baseline, compare)
         self._write(lambda run_dir: run_dir.write_leaderboard(data, tables.markdown(table)))
         if self.options.html and records and self.write_failure is None:
+            # Written once, saying whether the run finished (a stopped run's page says so).
+            status = FINAL if complete else ReportStatus("stopped", len(records), self.expected_results())
             self.html_report, self.html_problem = runreport.html(
-                self.run_dir.path, compare, self.task_set(), self.settings.content_root
+                self.run_dir.path, compare, self.task_set(), self.settings.content_root, status
             )
         if self.manifest is not None:
             done = complete and self.write_failure is None

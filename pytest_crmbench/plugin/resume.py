@@ -15,6 +15,9 @@ from pytest_crmbench.results.rundir import SavedRun, resume_mismatches
 
 DONE_INPUT = "crm_done"
 """``workerinput`` key: the (task id, trial) pairs a resumed run already has."""
+DESELECTED_OUTPUT = "crm_resume_deselected"
+"""``workeroutput`` key: how many items a worker deselected because the run has them (a finished
+run resumed under ``-n`` is complete, not "collected nothing": the controller collects nothing)."""
 
 
 class ResumeFilter:
@@ -33,6 +36,11 @@ class ResumeFilter:
             items[:] = [item for item in items if not self._done(item)]
             config.hook.pytest_deselected(items=skipped)
 
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        output = getattr(session.config, "workeroutput", None)
+        if output is not None:
+            output[DESELECTED_OUTPUT] = self.deselected
+
     def _done(self, item: pytest.Item) -> bool:
         record = getattr(item, "record", None)
         return record is not None and (record.task.id, getattr(item, "trial", 0)) in self.done
@@ -49,6 +57,12 @@ def register_on_worker(config: pytest.Config) -> None:
     done = getattr(config, "workerinput", {}).get(DONE_INPUT)
     if done:
         register(config, {(task, int(trial)) for task, trial in done})
+
+
+def deselected_by_worker(node: Any) -> int:
+    """What a finished worker's :class:`ResumeFilter` deselected (0 if it sent nothing)."""
+    output = getattr(node, "workeroutput", None) or {}
+    return int(output.get(DESELECTED_OUTPUT, 0) or 0)
 
 
 def send_to_worker(node: Any, done: set[tuple[str, int]]) -> None:

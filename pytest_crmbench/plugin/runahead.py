@@ -24,6 +24,7 @@ from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.env.registry import environment_for
 from pytest_crmbench.plugin import fixtures
 from pytest_crmbench.plugin.distribute import plays_here, worker_index
+from pytest_crmbench.plugin.modelcheck import wait_for_preflight
 from pytest_crmbench.plugin.stash import environments, played_key, settings_key
 from pytest_crmbench.reference.catalog import agent_label
 from pytest_crmbench.run.play import Played, play
@@ -65,9 +66,11 @@ class RunAhead:
         self.config = config
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="crmbench-episode")
 
+    @pytest.hookimpl(trylast=True)  # after pytest's "collected" line (the preflight's line follows it)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if session.config.option.collectonly:
             return  # --co runs nothing, and with a model nothing paid either
+        wait_for_preflight(self.config)  # no episode before the preflight passed and set the output modes
         # Items run in this order, and the pool starts work in submission order, so the item at
         # the head of pytest's loop is always among the N episodes in flight.
         # Under xdist a worker plays ahead only its own share of the collection, the items the

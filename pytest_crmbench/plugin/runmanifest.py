@@ -96,6 +96,9 @@ def build_manifest(
         "models": ids,
         "sampling": jsonable(sampling(settings)),
         "execution": execution(settings),
+        # Where the user simulator and the judge were sent; read back by --crm-resume when not
+        # given (plugin/resumeoptions.py), outside the fingerprint: a server may move.
+        "servers": {"user_api_base": settings.models.user_api_base, "judge_api_base": settings.models.judge_api_base},
         "settings": {"base_seed": settings.base_seed, "trials": settings.trials, "limits": asdict(settings.limits)},
         "simulator": {"kind": "model" if ids["user"] else "scripted", "model": ids["user"]},
         "judge": {"kind": "model" if ids["judge"] else "none", "model": ids["judge"]},

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from pytest_crmbench.results import leaderboard, paired
 from pytest_crmbench.results.html import REPORT_HTML, write_report
 from pytest_crmbench.results.records import ResultRecord
 from pytest_crmbench.results.reportstatus import FINAL, ReportStatus
+from pytest_crmbench.results.runreader import RunReader
 from pytest_crmbench.results.runtasks import RunTasks
 from pytest_crmbench.results.sources import load_sources
 
@@ -45,13 +47,18 @@ def html(
     task_set: RunTasks | None,
     root: Path,
     status: ReportStatus = FINAL,
+    readers: Callable[[], list[RunReader]] | None = None,
 ) -> tuple[Path | None, str | None]:
     """``report.html``, with the baseline first when there is one (then it shows the paired
     comparison): (its path, None), or (None, why not). ``status``: final when the session ends
-    (the default); during the run, how many results of how many."""
+    (the default); during the run, how many results of how many. ``readers``: the live report's,
+    which read only what was appended since its last rewrite (None: read from scratch)."""
     runs = [p for p in (compare, run_dir) if p is not None]
-    files = [root / f for f in task_set.files] if task_set else []
     try:
-        return write_report(runs, run_dir / REPORT_HTML, load_sources(files, root), status), None
+        kept = readers() if readers is not None else None
+        sources = (
+            kept[0].sources if kept else load_sources([root / f for f in task_set.files] if task_set else [], root)
+        )
+        return write_report(runs, run_dir / REPORT_HTML, sources, status, readers=kept), None
     except Exception as exc:  # derived from files already written: a failure here must not fail the run
         return None, f"report.html not written ({type(exc).__name__}: {exc}); crmbench report can retry"

@@ -71,10 +71,8 @@ class TaskSample:
 
     def _record(self, tasks: list[str]) -> None:
         """The sample in the manifest, before it is first written (a resumed run keeps its own)."""
-        recorder = self.recorder
-        if recorder is None or recorder.manifest is None or self.fixed is not None:
-            return
-        recorder.manifest = {**recorder.manifest, "sample": {"n": self.n, "seed": self.seed, "tasks": tasks}}
+        if self.recorder is not None and self.fixed is None:
+            self.recorder.add_to_manifest({"sample": {"n": self.n, "seed": self.seed, "tasks": tasks}})
 
 
 def saved_sample(manifest: Mapping[str, Any] | None) -> Mapping[str, Any] | None:

@@ -144,7 +144,11 @@ class RunSummary:
             return []
         lines = selftest_lines(records) if self.is_selftest() else self._score_lines(records)
         if recorder.previous:
-            lines.append(f"resumed: {len(recorder.previous)} earlier result(s) merged, {len(recorder.records)} new")
+            # An infra or error result run again is counted once, as new (it was 12 merged + 6 new of 12).
+            rerun = len(recorder.previous.keys() & recorder.records.keys())
+            again = f" ({rerun} of them earlier infra or error results run again)" if rerun else ""
+            kept = len(recorder.previous) - rerun
+            lines.append(f"resumed: {kept} earlier result(s) merged, {len(recorder.records)} new{again}")
         if recorder.nothing_left:
             lines.append("resumed: nothing left to run, the run is complete")
         if recorder.not_run:

@@ -18,7 +18,6 @@ import io
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
@@ -27,11 +26,10 @@ from typing import Any
 from pytest_crmbench import __version__
 from pytest_crmbench.results import figures, paired, stats, tables
 from pytest_crmbench.results.leaderboard import Count, Leaderboard, RunInput, build, by_round_mean
-from pytest_crmbench.results.records import summary_of
 from pytest_crmbench.results.reportstatus import ReportStatus, of_manifests
-from pytest_crmbench.results.rundir import SavedRun, load_run, read_traces
+from pytest_crmbench.results.runreader import ReportRun, RunReader
 from pytest_crmbench.results.sources import Sources, load_sources, task_files_in
-from pytest_crmbench.results.taskview import index_row, task_detail
+from pytest_crmbench.results.taskview import index_row
 
 REPORT_HTML = "report.html"
 WIDE_CLASS = ' class="wide"'
@@ -55,9 +53,15 @@ class TaskPages:
         self.count = 0
 
     def add(self, page: dict[str, Any]) -> int:
+        return self.add_encoded(
+            json.dumps(page, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+        )
+
+    def add_encoded(self, page: bytes) -> int:
+        """A page already encoded as compact JSON (:func:`~pytest_crmbench.results.runreader.encoded_page`)."""
         if self.count:
             self._gzip.write(b",")
-        self._gzip.write(json.dumps(page, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+        self._gzip.write(page)
         self.count += 1
         return self.count - 1
 
@@ -69,41 +73,14 @@ class TaskPages:
         return base64.b64encode(self._buffer.getvalue()).decode("ascii")
 
 
-@dataclass(frozen=True)
-class ReportRun:
-    """A run as the report reads it: the saved run (its records as summaries, without the checks'
-    values, which only the pages show) and the number of each result's page in the report's
-    :class:`TaskPages`."""
-
-    saved: SavedRun
-    pages: dict[tuple[str, int], int]
-
-    @property
-    def name(self) -> str:
-        return self.saved.path.name
-
-
 def read_report_run(path: Path, sources: Sources, pages: TaskPages) -> ReportRun:
-    """The run at ``path``; each trajectory is turned into its page as it is read, packed into
-    ``pages`` and dropped (a release run's traces are hundreds of megabytes, mostly full CRM
-    states). A resumed run's later entry for a result replaces the earlier one, like its record:
-    the row points at the later page (the earlier stays in the packed data, unreferenced)."""
-    saved = load_run(path)
-    records = {record.key: record for record in saved.records}
-    saved = dataclasses.replace(saved, records=[])
-    numbers: dict[tuple[str, int], int] = {}
-    for entry in read_traces(path):
-        if not isinstance(entry, dict) or not isinstance(entry.get("task_id"), str):
-            continue
-        key = (entry["task_id"], int(entry.get("trial") or 0))
-        if key in records:
-            numbers[key] = pages.add(task_detail(records[key], entry, sources.tasks.get(key[0])))
-            records[key] = summary_of(records[key])  # its page holds the checks' values now
-    for key, record in records.items():
-        if key not in numbers:
-            numbers[key] = pages.add(task_detail(record, None, sources.tasks.get(record.task_id)))
-            records[key] = summary_of(record)
-    return ReportRun(dataclasses.replace(saved, records=list(records.values())), numbers)
+    """The run at ``path`` read from scratch (:class:`~pytest_crmbench.results.runreader.RunReader`,
+    which also keeps a growing run's report up to date): each trajectory is turned into its page as
+    it is read and dropped (a release run's traces are hundreds of megabytes, mostly full CRM
+    states). A resumed run's later entry for a result replaces the earlier one, like its record."""
+    reader = RunReader(path, sources)
+    reader.update(to_the_end=True)
+    return reader.report_run(pages)
 
 
 def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
@@ -114,12 +91,25 @@ def sources_for(tasks: Path | None, root: Path | None = None) -> Sources:
     return load_sources(files, root)
 
 
-def write_report(paths: Sequence[Path], output: Path, sources: Sources, status: ReportStatus | None = None) -> Path:
+def write_report(
+    paths: Sequence[Path],
+    output: Path,
+    sources: Sources,
+    status: ReportStatus | None = None,
+    readers: Sequence[RunReader] | None = None,
+) -> Path:
     """Read the runs at ``paths`` and write their report to ``output`` atomically: a reader (or a
     browser reloading the page of a run in progress) sees the old file or the new one, never half.
-    ``status``: what the page says about the run (default: read from the runs' manifests)."""
+    ``status``: what the page says about the run (default: read from the runs' manifests).
+    ``readers``: one per path, kept by the caller between rewrites of a growing run (only the lines
+    appended since are read); the page is the one a from-scratch read draws."""
     pages = TaskPages()
-    runs = [read_report_run(path, sources, pages) for path in paths]
+    if readers is None:
+        runs = [read_report_run(path, sources, pages) for path in paths]
+    else:
+        for reader in readers:
+            reader.update()
+        runs = [reader.report_run(pages) for reader in readers]
     text = render(runs, sources, pages, status=status)
     output.parent.mkdir(parents=True, exist_ok=True)
     temporary = output.with_name(output.name + ".tmp")

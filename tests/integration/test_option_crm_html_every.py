@@ -72,10 +72,10 @@ from pytest_crmbench.plugin import runreport
 
 real = runreport.write_report
 
-def failing(paths, output, sources, status=None):
+def failing(paths, output, sources, status=None, readers=None):
     if status is not None and status.state == "running":
         raise OSError("disk on fire")
-    return real(paths, output, sources, status)
+    return real(paths, output, sources, status, readers)
 
 runreport.write_report = failing
 """
@@ -109,3 +109,37 @@ def test_rewrites_wait_for_new_results_and_for_a_multiple_of_their_cost() -> Non
     assert not live.due()  # 10 s passed, but a 2 s rewrite waits COST_SHARE x 2 s
     now[0] = 11.0 + COST_SHARE * 2.0
     assert live.due()
+
+
+COUNTING_WRITES = """
+from pathlib import Path
+
+from pytest_crmbench.plugin import runreport
+
+real = runreport.write_report
+
+def counting(paths, output, sources, status=None, readers=None):
+    with open(Path(str(output)).parent.parent / "writes.txt", "a") as out:
+        out.write(f"{status.state if status else 'none'}\\n")
+    return real(paths, output, sources, status, readers)
+
+runreport.write_report = counting
+
+def pytest_unconfigure(config):
+    runreport.write_report = real  # in-process runs share the module: the next run counts afresh
+"""
+
+
+@pytest.mark.parametrize("every", ["0", "1000"])
+@pytest.mark.parametrize("stop", [[], ["-x"]])
+def test_the_session_end_writes_the_report_once_saying_whether_it_is_final(
+    mini_project: CrmProject, stop: list[str], every: str
+) -> None:
+    """A stopped run's report was written as final, then (with --crm-html-every) rewritten as
+    stopped; with --crm-html-every=0 it stayed "final" (issue 32)."""
+    mini_project.pytester.makeconftest(COUNTING_WRITES)
+    mini_project.run("--crm-agent=null", "--crm-run-dir=run", "--crm-html=yes", f"--crm-html-every={every}", *stop)
+    writes = (mini_project.path / "writes.txt").read_text().splitlines()
+    assert writes == (["stopped"] if stop else ["final"])
+    expected = "stopped: The run stopped before it finished" if stop else "final: Final"
+    assert status(mini_project.path / "run").startswith(expected)

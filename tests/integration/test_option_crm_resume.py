@@ -108,11 +108,56 @@ def test_resume_refuses_a_changed_task_set(project: CrmProject) -> None:
     )
 
 
-def test_resume_refuses_another_agent_or_seed(project: CrmProject) -> None:
+def test_resume_refuses_another_agent_or_seed_naming_the_option_and_both_values(project: CrmProject) -> None:
     project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
     result = project.run("--crm-agent=null", "--crm-resume=run", "--crm-seed=4")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["  agent: run has 'flaky', now 'null'", "  settings: run has {*'base_seed': 0*"])
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --crm-resume: --crm-agent=null differs from the run's --crm-agent=flaky; drop --crm-agent"
+            " (a resumed run keeps its own settings) or start a new run"
+        ]
+    )
+    seed = project.run("--crm-resume=run", "--crm-seed=4")
+    assert seed.ret == pytest.ExitCode.USAGE_ERROR
+    seed.stderr.fnmatch_lines(
+        ["ERROR: --crm-resume: --crm-seed=4 differs from the run's --crm-seed=0; drop --crm-seed *"]
+    )
+
+
+def test_resume_reads_the_run_s_own_options_from_its_manifest(project: CrmProject) -> None:
+    """Issue 32: every option but --crm-sample had to be repeated; a resume without them failed."""
+    options = ["--crm-agent=flaky", "--crm-trials=2", "--crm-seed=5", "--crm-max-turns=7", "--crm-timeout=300"]
+    first = project.run(*options, "--crm-run-dir=run", "-k", "retry or override")
+    first.assert_outcomes(passed=4)
+    manifest = json.loads((project.path / "run" / "manifest.json").read_text())
+    again = project.run("--crm-resume=run", "-p", "no:randomly")
+    again.assert_outcomes(passed=8, deselected=4)
+    again.stdout.fnmatch_lines(
+        [
+            "crmbench: set-up *: task set of 6 tasks hashed; 4 saved result(s) re-graded to resume; settings"
+            " from the run: --crm-agent=flaky --crm-seed=5 --crm-trials=2 --crm-max-turns=7 --crm-timeout=300.0;"
+            " run directory run",
+            "*",
+            "resumed: 4 earlier result(s) merged, 8 new",
+        ]
+    )
+    saved = json.loads((project.path / "run" / "manifest.json").read_text())
+    assert {k: saved[k] for k in ("agent", "settings", "models")} == {
+        k: manifest[k] for k in ("agent", "settings", "models")
+    }
+    records = load_run(project.path / "run").records
+    assert sorted((r.task_id, r.trial) for r in records) == sorted((t, k) for t in MINI_IDS for k in (0, 1))
+    # The same value given again is no conflict.
+    assert project.run("--crm-resume=run", "--crm-trials=2", "--crm-timeout=300").ret == pytest.ExitCode.OK
+
+
+def test_resume_under_xdist_gives_the_workers_the_run_s_options(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-trials=2", "--crm-run-dir=run", "-k", "retry").assert_outcomes(passed=2)
+    result = project.run_subprocess("-n", "2", "-p", "xdist", "--crm-resume=run")
+    result.assert_outcomes(passed=10)
+    records = load_run(project.path / "run").records
+    assert sorted((r.task_id, r.trial) for r in records) == sorted((t, k) for t in MINI_IDS for k in (0, 1))
 
 
 def test_resume_of_a_missing_run_is_a_usage_error(project: CrmProject) -> None:
@@ -176,4 +221,25 @@ def test_resuming_a_finished_run_says_it_is_complete(project: CrmProject) -> Non
     # A selection matching no task at all still collected nothing.
     assert (
         project.run("--crm-resume=run", "--crm-agent=flaky", "-k", "no_such").ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    )
+
+
+def test_resuming_a_finished_run_under_xdist_says_it_is_complete(project: CrmProject) -> None:
+    """Issue 32's walkthrough: under -n the controller collects nothing itself, so it exited 5."""
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    again = project.run_subprocess("-n", "2", "-p", "xdist", "--crm-resume=run")
+    assert again.ret == pytest.ExitCode.OK
+    again.stdout.fnmatch_lines(["resumed: 6 earlier result(s) merged, 0 new", "resumed: nothing left to run*"])
+
+
+def test_a_re_run_error_result_is_counted_once(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    run = project.path / "run"
+    lines = (run / "results.jsonl").read_text().splitlines()
+    broken = json.loads(lines[0])
+    broken.update(outcome="error", error="worker crashed")
+    (run / "results.jsonl").write_text("\n".join([json.dumps(broken), *lines[1:]]) + "\n")
+    result = project.run("--crm-resume=run")
+    result.stdout.fnmatch_lines(
+        ["resumed: 5 earlier result(s) merged, 1 new (1 of them earlier infra or error results run again)"]
     )

@@ -104,3 +104,12 @@ def test_the_progress_letters_explained_in_reports_md_are_what_a_run_prints(mini
     assert "one `u` per check" in documented
     printed = [text for text in mini_project.run("--crm-agent=null").outlines if text.startswith("tasks/mini.yaml ")]
     assert [line.split()] == [text.split() for text in printed]
+
+
+def test_readme_commands_that_need_an_extra_say_which() -> None:
+    """Issue 32's walkthrough: after the README's `pip install -e .`, `crmbench validate --gold`
+    exited 1 with "the tool fuzz needs hypothesis" as one of its problems; the README did not say."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    use = [line for line in text.splitlines() if line.startswith("crmbench validate")]
+    assert use
+    assert all('".[release]"' in line for line in use), use

@@ -28,5 +28,6 @@ def test_threads_waiting_for_the_first_call_then_run_concurrently() -> None:
             thread.start()
         for thread in threads:
             thread.join(timeout=30)
+        config.transport.close()  # as a session does: no client's connections left open (issue 32)
         assert replies == ["hi"] * 6
         assert server.max_in_flight >= 2
