@@ -14,16 +14,22 @@ import pytest
 from pytest_crmbench.core.errors import CrmbenchError, InfraError
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.models.fakellm import FakeLLM, HttpError, completion
-from pytest_crmbench.models.llm import ModelConfig, litellm_module
+from pytest_crmbench.models.llm import ModelConfig, Transport, litellm_module
 from pytest_crmbench.run.model_proxy import ModelProxy
 
 pytestmark = pytest.mark.filterwarnings(r"ignore::UserWarning:pydantic\._internal\._generate_schema")
 HI = {"model": "anything", "messages": [{"role": "user", "content": "hi"}], "temperature": 1.7}
 
 
+TRANSPORT = Transport()
+"""One session's door to litellm for the module's models, closed at the module's end."""
+
+
 @pytest.fixture(scope="module", autouse=True)
-def litellm_imported() -> None:
+def litellm_imported() -> Iterator[None]:
     litellm_module()
+    yield
+    TRANSPORT.close()  # litellm's cached clients and the loop it set on this thread: no ResourceWarning later
 
 
 @pytest.fixture
@@ -34,7 +40,7 @@ def fake() -> Iterator[FakeLLM]:
 
 def proxy_for(fake: FakeLLM, failures: list[CrmbenchError]) -> tuple[ModelProxy, UsageLedger]:
     ledger = UsageLedger()
-    config = ModelConfig(model="openai/run-model", api_base=fake.base_url, retries=0, timeout_s=10)
+    config = ModelConfig(model="openai/run-model", api_base=fake.base_url, retries=0, timeout_s=10, transport=TRANSPORT)
     return ModelProxy(config, ledger, on_failure=failures.append).start(), ledger
 
 

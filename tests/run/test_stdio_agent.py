@@ -21,7 +21,7 @@ from pytest_crmbench.env.registry import discover
 from pytest_crmbench.grading import grade
 from pytest_crmbench.models.fakellm import FakeLLM, HttpError, Responder, completion
 from pytest_crmbench.models.judge import LLMJudge
-from pytest_crmbench.models.llm import ModelConfig, litellm_module
+from pytest_crmbench.models.llm import ModelConfig, Transport, litellm_module
 from pytest_crmbench.run.episode import AgentContext, Limits, ToolBox, run_episode
 from pytest_crmbench.run.stdio_agent import SubprocessAgent, check_command, command_of
 from tests.conftest import ListUser
@@ -46,9 +46,15 @@ def shipped(domain: str, task_id: str) -> tuple[Task, type[ToolEnvironment]]:
     return task, discover([REPO / "envs"])[domain]
 
 
+TRANSPORT = Transport()
+"""One session's door to litellm for the module's models, closed at the module's end."""
+
+
 @pytest.fixture(scope="module", autouse=True)
-def litellm_imported() -> None:
+def litellm_imported() -> Iterator[None]:
     litellm_module()  # once, not inside the first episode's time
+    yield
+    TRANSPORT.close()  # litellm's cached clients and the loop it set on this thread: no ResourceWarning later
 
 
 @pytest.fixture
@@ -65,7 +71,9 @@ def fake() -> Iterator[Callable[[Responder], FakeLLM]]:
 
 
 def model_of(server: FakeLLM | None, name: str = "openai/agent-model") -> ModelConfig | None:
-    return None if server is None else ModelConfig(model=name, api_base=server.base_url, retries=0, timeout_s=20)
+    if server is None:
+        return None
+    return ModelConfig(model=name, api_base=server.base_url, retries=0, timeout_s=20, transport=TRANSPORT)
 
 
 def play(
