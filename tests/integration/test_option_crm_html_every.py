@@ -78,6 +78,9 @@ def failing(paths, output, sources, status=None, readers=None):
     return real(paths, output, sources, status, readers)
 
 runreport.write_report = failing
+
+def pytest_unconfigure(config):
+    runreport.write_report = real  # in-process runs share the module: later runs write normally
 """
 
 
