@@ -42,16 +42,18 @@ CONDUCT = ConductRules(
     guessing=(
         Guessing(
             tool="create_return",
-            codes=("RESTOCKING_FEE_OUT_OF_RANGE",),
+            codes=("RESTOCKING_FEE_OUT_OF_RANGE", "QUANTITY_NOT_RETURNABLE"),
             reason="§3: the agent works the 15 % fee out itself; a fee the cap refuses is a wrong figure, "
-            "and trying fees until one is accepted finds the cap, which is the opened item's fee",
+            "and trying fees until one is accepted finds the cap, which is the opened item's fee; a quantity "
+            "the line no longer has (units already returned, which get_order shows) is a figure it did not read",
         ),
         Guessing(
             tool="exchange_item",
-            codes=("INSUFFICIENT_STORE_CREDIT", "INSUFFICIENT_GIFT_CARD_BALANCE"),
+            codes=("INSUFFICIENT_STORE_CREDIT", "INSUFFICIENT_GIFT_CARD_BALANCE", "QUANTITY_NOT_RETURNABLE"),
             reason="§2, §5: the agent reads the balance and works the difference out before it states the "
             "settlement; a settlement the balance refuses is a figure it did not work out (a first difference "
-            "too high, or an exchange tried before the points that fund it)",
+            "too high, or an exchange tried before the points that fund it), and so is a quantity the line no "
+            "longer has (units already returned)",
         ),
         Guessing(
             tool="redeem_loyalty_points",

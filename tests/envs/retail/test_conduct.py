@@ -213,3 +213,23 @@ def test_the_end_stock_is_what_a_safety_stock_task_checks() -> None:
     broken = play(task_id, look, move(17), move(3)).failed_checks()
     assert broken and all(name.startswith("state") for name in broken)
     assert play(task_id, look, move(20)).failed_checks()
+
+
+def test_an_exchange_of_units_already_returned_is_a_guess() -> None:
+    # Task 50: one of the two fleeces came back on February 24 (get_order shows it). An exchange of
+    # "both" is refused, so conduct.scope never sees it; the refusal names the figure the agent did
+    # not read, and that is conduct.guessing's case.
+    both = {
+        "tool": "exchange_item",
+        "args": {
+            "customer_id": "CUS-1005",
+            "order_id": "ORD-1930",
+            "line_id": "L1",
+            "quantity": 2,
+            "new_variant_id": "VAR-FLC-M-BLK",
+            "price_difference": "-30.00",
+        },
+    }
+    played = gold("retail_exchange_quote_after_earlier_return_50", both)
+    assert [c.status for c in played.evidence.tool_calls][-1] == "rejected"
+    assert "conduct.guessing[1]" in [name.split(" ")[0] for name in played.failed_checks()]
