@@ -7,9 +7,10 @@ end the four channels are frozen into an :class:`~pytest_crmbench.core.evidence.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
@@ -110,6 +111,25 @@ class EndsEpisode:
 
     name: str | None = None
     """The agent's own name, as its process reported it (None: the run's agent name stands)."""
+
+    _failed: str | None = None
+    """Why the agent's process failed, once it has: every later turn fails alike."""
+
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """One user turn of the agent's process: a failed process fails every later turn, and
+        whatever ends a turn abnormally (its own error, a timeout, an interrupt) ends the process."""
+        if self._failed is not None:
+            raise AgentError(self._failed)
+        try:
+            yield
+        except AgentError as exc:
+            self._failed = str(exc)
+            self.close()
+            raise
+        except BaseException:
+            self.close()
+            raise
 
     def end_episode(self) -> None:
         """Called once the conversation is over, before the evidence is frozen; raises AgentError."""

@@ -92,26 +92,16 @@ class IsolatedAgent(EndsEpisode):
         self._conn: Connection | None = None
         self._ledger = context.usage
         self._warned: dict[str, int] = {}
-        self._failed: str | None = None
         self.name: str | None = None
         """The agent's own ``name``, as its process reported it (a label, nothing more)."""
 
     # The episode's entry point.
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
-        if self._failed is not None:
-            raise AgentError(self._failed)
-        try:
+        with self._turn():
             if self._process is None:
                 self._start(tools)
             self._send({"type": "respond", "turn": tools.turn, "conversation": [m.model_dump() for m in conversation]})
             return self._serve(tools)
-        except AgentError as exc:
-            self._failed = str(exc)
-            self.close()
-            raise
-        except BaseException:
-            self.close()
-            raise
 
     def end_episode(self) -> None:
         """End the agent's process and make sure it left nothing behind: no copy of itself still
@@ -139,7 +129,7 @@ class IsolatedAgent(EndsEpisode):
             with contextlib.suppress(OSError, ValueError):
                 conn.send_bytes(_encode({"type": "end"}))
             process.join(0.5)
-        _kill(process)
+        kill_group(process)
         process.join(KILL_GRACE_S)
         if conn is not None:
             conn.close()
@@ -148,7 +138,7 @@ class IsolatedAgent(EndsEpisode):
     def __del__(self) -> None:  # a run interrupted mid-episode leaves no agent process behind
         try:
             if self._process is not None and self._process.is_alive():
-                _kill(self._process)
+                kill_group(self._process)
         except Exception:
             pass
 
@@ -255,7 +245,7 @@ class IsolatedAgent(EndsEpisode):
         if ready:  # the sentinel: the process ended without a word
             self._process.join(KILL_GRACE_S)
             raise AgentError(f"the agent's process {self._exit_phrase()} before replying")
-        _kill(self._process)
+        kill_group(self._process)
         raise AgentTimedOut(
             f"the agent did not reply within the task's time limit (turn {tools.turn}); its process was killed"
         )
@@ -311,7 +301,8 @@ def _group_alive(pgid: int | None) -> bool:
     return True
 
 
-def _kill(process: Any) -> None:
+def kill_group(process: Any) -> None:
+    """SIGKILL the process's group (it leads its own: its children go too), then the process."""
     pid = process.pid
     if pid is None:
         return
@@ -420,7 +411,7 @@ def probe_factory(factory: str, *, start_method: str = START_METHOD, timeout_s: 
         process.join(KILL_GRACE_S)
         return f"importing {factory!r} ended its process (exit code {process.exitcode})"
     finally:
-        _kill(process)
+        kill_group(process)
         process.join(KILL_GRACE_S)
         parent.close()
 

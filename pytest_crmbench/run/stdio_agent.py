@@ -59,6 +59,7 @@ from pytest_crmbench.core.errors import AgentError, AgentTimedOut, CrmbenchError
 from pytest_crmbench.core.evidence import Message, Usage
 from pytest_crmbench.core.redaction import is_secret_name
 from pytest_crmbench.run.episode import AgentContext, EndsEpisode, ToolBox
+from pytest_crmbench.run.isolation import kill_group
 from pytest_crmbench.run.mcp_tools import EpisodeToolServer
 
 __all__ = ["COMMAND_PREFIX", "PROTOCOL", "SubprocessAgent", "check_command", "command_of", "is_command"]
@@ -114,7 +115,6 @@ class SubprocessAgent(EndsEpisode):
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
         self._tools_server: EpisodeToolServer | None = None
         self._proxy: Any = None
-        self._failed: str | None = None
         self._failure: CrmbenchError | None = None
         self._wake_r, self._wake_w = -1, -1
         self._drainer: threading.Thread | None = None
@@ -130,11 +130,9 @@ class SubprocessAgent(EndsEpisode):
         return dict(self._proxy.per_turn) if self._proxy is not None else dict(self._turn_usage)
 
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
-        if self._failed is not None:
-            raise AgentError(self._failed)
-        if self._closed:
-            raise AgentError("the agent's process has ended")
-        try:
+        with self._turn():
+            if self._closed:
+                raise AgentError("the agent's process has ended")
             if self._process is None:
                 self._start(tools)
             assert self._tools_server is not None
@@ -156,13 +154,6 @@ class SubprocessAgent(EndsEpisode):
                 self._tools_server.close_turn()
                 if self._proxy is not None:
                     self._proxy.close_turn()
-        except AgentError as exc:
-            self._failed = str(exc)
-            self.close()
-            raise
-        except BaseException:
-            self.close()
-            raise
 
     def end_episode(self) -> None:
         """Tell the agent the episode is over; anything it writes to stdout after its last reply is
@@ -188,7 +179,7 @@ class SubprocessAgent(EndsEpisode):
         process = self._process
         if process is not None and not self._closed:
             self._closed = True
-            _kill_group(process)
+            kill_group(process)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 process.wait(KILL_GRACE_S)
             if self._drainer is not None:
@@ -213,7 +204,7 @@ class SubprocessAgent(EndsEpisode):
     def __del__(self) -> None:  # an interrupted run leaves no agent process behind
         try:
             if self._process is not None and self._process.poll() is None:
-                _kill_group(self._process)
+                kill_group(self._process)
         except Exception:
             pass
 
@@ -299,10 +290,10 @@ class SubprocessAgent(EndsEpisode):
             line = self._lines.next(tools.time_left())
         except _Woken:
             assert self._failure is not None
-            _kill_group(self._process)
+            kill_group(self._process)
             raise self._failure from None
         except TimeoutError:
-            _kill_group(self._process)
+            kill_group(self._process)
             raise AgentTimedOut(
                 f"the agent did not reply within the task's time limit (turn {tools.turn}); its process was killed"
             ) from None
@@ -328,7 +319,7 @@ class SubprocessAgent(EndsEpisode):
         try:
             _write_all(process.stdin, data, time.monotonic() + max(0.0, time_left))
         except TimeoutError:
-            _kill_group(process)
+            kill_group(process)
             raise AgentTimedOut(
                 "the agent did not read its input within the task's time limit; its process was killed"
             ) from None
@@ -457,13 +448,6 @@ def _drain(stream: IO[bytes], tail: collections.deque[str]) -> None:
     with contextlib.suppress(OSError, ValueError):
         for raw in iter(stream.readline, b""):
             tail.append(raw.decode("utf-8", "replace").rstrip()[:500])
-
-
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(process.pid, signal.SIGKILL)
-    with contextlib.suppress(OSError):
-        process.kill()
 
 
 def _route(tools: ToolBox, message: Mapping[str, Any], violation: Any) -> list[str] | None:
