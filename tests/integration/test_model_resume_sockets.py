@@ -15,6 +15,7 @@ from tests.integration.test_models import (  # noqa: F401  (fixtures)
     CASE_A_ID,
     CASE_C_ID,
     litellm_imported,
+    model_options,
     payments,
     script,
     server,
@@ -22,16 +23,7 @@ from tests.integration.test_models import (  # noqa: F401  (fixtures)
 
 
 def model_run(project: CrmProject, server: FakeLLM, *extra: str) -> pytest.RunResult:  # noqa: F811
-    return project.run_subprocess(
-        "tasks/payments.yaml",
-        "--crm-model=openai/agent-model",
-        "--crm-user-model=openai/user-model",
-        "--crm-judge-model=openai/judge-model",
-        f"--crm-api-base={server.base_url}",
-        f"--crm-user-api-base={server.base_url}",
-        f"--crm-judge-api-base={server.base_url}",
-        *extra,
-    )
+    return project.run_subprocess(*model_options(server), *extra)
 
 
 def test_a_model_run_and_its_resume_close_every_socket(

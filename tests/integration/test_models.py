@@ -86,8 +86,9 @@ def payments(crm_project: CrmProject, monkeypatch: pytest.MonkeyPatch) -> CrmPro
     return crm_project
 
 
-def run(project: CrmProject, server: FakeLLM, task_id: str, *extra: str) -> pytest.RunResult:
-    return project.run(
+def model_options(server: FakeLLM) -> list[str]:
+    """The payments tasks with all three roles' models on ``server``."""
+    return [
         "tasks/payments.yaml",
         "--crm-model=openai/agent-model",
         "--crm-user-model=openai/user-model",
@@ -95,6 +96,12 @@ def run(project: CrmProject, server: FakeLLM, task_id: str, *extra: str) -> pyte
         f"--crm-api-base={server.base_url}",
         f"--crm-user-api-base={server.base_url}",
         f"--crm-judge-api-base={server.base_url}",
+    ]
+
+
+def run(project: CrmProject, server: FakeLLM, task_id: str, *extra: str) -> pytest.RunResult:
+    return project.run(
+        *model_options(server),
         "-k",
         task_id,
         *extra,

@@ -7,6 +7,7 @@ from tests.integration.helpers import CrmProject
 from tests.integration.test_models import (  # noqa: F401  (fixtures)
     CASE_A_ID,
     litellm_imported,
+    model_options,
     payments,
     script,
     server,
@@ -14,17 +15,7 @@ from tests.integration.test_models import (  # noqa: F401  (fixtures)
 
 
 def model_args(server: FakeLLM) -> list[str]:  # noqa: F811
-    return [
-        "tasks/payments.yaml",
-        "--crm-model=openai/agent-model",
-        "--crm-user-model=openai/user-model",
-        "--crm-judge-model=openai/judge-model",
-        f"--crm-api-base={server.base_url}",
-        f"--crm-user-api-base={server.base_url}",
-        f"--crm-judge-api-base={server.base_url}",
-        "-k",
-        CASE_A_ID,
-    ]
+    return [*model_options(server), "-k", CASE_A_ID]
 
 
 def test_set_up_and_collection_each_say_how_long_they_took(mini_project: CrmProject) -> None:
