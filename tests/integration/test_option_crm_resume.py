@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 
@@ -73,13 +74,18 @@ def test_a_stopped_run_resumes_without_losing_or_repeating_anything(
     assert len(manifest["resumed_at"]) == 1
 
 
-def test_error_and_infra_results_are_run_again(project: CrmProject) -> None:
-    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
-    run = project.path / "run"
+def crash_first_result(run: Path) -> None:
+    """The run's first result, rewritten as one its worker lost."""
     lines = (run / "results.jsonl").read_text().splitlines()
     broken = json.loads(lines[0])
     broken.update(outcome="error", error="worker crashed")
     (run / "results.jsonl").write_text("\n".join([json.dumps(broken), *lines[1:]]) + "\n")
+
+
+def test_error_and_infra_results_are_run_again(project: CrmProject) -> None:
+    project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
+    run = project.path / "run"
+    crash_first_result(run)
     result = project.run("--crm-agent=flaky", "--crm-resume=run")
     result.assert_outcomes(passed=1, deselected=5)
     assert load_run(run).records[-1].task_id == MINI_IDS[0]
@@ -235,10 +241,7 @@ def test_resuming_a_finished_run_under_xdist_says_it_is_complete(project: CrmPro
 def test_a_re_run_error_result_is_counted_once(project: CrmProject) -> None:
     project.run("--crm-agent=flaky", "--crm-run-dir=run").assert_outcomes(passed=6)
     run = project.path / "run"
-    lines = (run / "results.jsonl").read_text().splitlines()
-    broken = json.loads(lines[0])
-    broken.update(outcome="error", error="worker crashed")
-    (run / "results.jsonl").write_text("\n".join([json.dumps(broken), *lines[1:]]) + "\n")
+    crash_first_result(run)
     result = project.run("--crm-resume=run")
     result.stdout.fnmatch_lines(
         ["resumed: 5 earlier result(s) merged, 1 new (1 of them earlier infra or error results run again)"]
