@@ -34,7 +34,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from dataclasses import fields as dataclass_fields
 from decimal import Decimal
@@ -160,9 +160,8 @@ class IsolatedAgent(EndsEpisode):
         self._process, self._conn = process, parent
         ready = self._receive(tools)
         if ready.get("type") != "ready":
-            raise _violation(f"expected the agent's first message to say it is ready, got {_kind(ready)}")
-        name = ready.get("name")
-        self.name = name[:100] if isinstance(name, str) and name else None
+            raise _violation(f"expected the agent's first message to say it is ready, got {message_kind(ready)}")
+        self.name = reported_name(ready)
 
     def _serve(self, tools: ToolBox) -> str:
         while True:
@@ -181,7 +180,7 @@ class IsolatedAgent(EndsEpisode):
                 self._account(message)
                 raise _raised(message)
             if kind == "route":
-                _route(tools, message)
+                route_from(tools, message)
                 self._send({"type": "ok"})
             elif kind == "schemas":
                 self._send({"type": "schemas", "schemas": tools.schemas()})
@@ -190,7 +189,7 @@ class IsolatedAgent(EndsEpisode):
             elif kind == "call":
                 self._send(_call(tools, message))
             else:
-                raise _violation(f"unexpected message {_kind(message)}")
+                raise _violation(f"unexpected message {message_kind(message)}")
 
     def _account(self, message: Mapping[str, Any]) -> None:
         """The agent's usage and warnings so far, as its process counted them."""
@@ -219,7 +218,7 @@ class IsolatedAgent(EndsEpisode):
                 raise AgentError(
                     f"the agent forked a process (pid {message.get('pid')}): isolated agents must not fork"
                 )
-            raise _violation(f"a second message after the turn's reply ({_kind(message)})")
+            raise _violation(f"a second message after the turn's reply ({message_kind(message)})")
 
     def _send(self, message: Mapping[str, Any]) -> None:
         assert self._conn is not None
@@ -316,9 +315,16 @@ def _violation(what: str) -> AgentError:
     return AgentError(f"the agent's process broke the protocol: {what}")
 
 
-def _kind(message: Mapping[str, Any]) -> str:
+def message_kind(message: Mapping[str, Any]) -> str:
+    """A message's ``type`` as an error message shows it."""
     kind = message.get("type")
     return repr(kind)[:60] if kind is not None else "without a type"
+
+
+def reported_name(ready: Mapping[str, Any]) -> str | None:
+    """The name an agent's process gave in its ``ready`` message (a label, nothing more)."""
+    name = ready.get("name")
+    return name[:100] if isinstance(name, str) and name else None
 
 
 def _raised(message: Mapping[str, Any]) -> AgentError | AgentAbort:
@@ -335,13 +341,18 @@ def _raised(message: Mapping[str, Any]) -> AgentError | AgentAbort:
     return error
 
 
-def _route(tools: ToolBox, message: Mapping[str, Any]) -> None:
+def route_from(
+    tools: ToolBox, message: Mapping[str, Any], violation: Callable[[str], AgentError] = _violation
+) -> list[str] | None:
+    """Record an agent process's routing request (``node``, ``tools``, ``detail``) on the turn's
+    ToolBox; the tools it narrowed to (None: all). A malformed request is ``violation``."""
     node, names, detail = message.get("node"), message.get("tools"), message.get("detail")
     if not isinstance(node, str) or not (
         names is None or (isinstance(names, list) and all(isinstance(n, str) for n in names))
     ):
-        raise _violation("a routing request without a node name or with tools that are not names")
+        raise violation("a routing request without a node name or with tools that are not names")
     tools.route(node[:200], tools=names, detail=detail if isinstance(detail, str) else None)
+    return None if names is None else list(names)
 
 
 def _call(tools: ToolBox, message: Mapping[str, Any]) -> dict[str, Any]:

@@ -59,7 +59,7 @@ from pytest_crmbench.core.errors import AgentError, AgentTimedOut, CrmbenchError
 from pytest_crmbench.core.evidence import Message, Usage
 from pytest_crmbench.core.redaction import is_secret_name
 from pytest_crmbench.run.episode import AgentContext, EndsEpisode, ToolBox
-from pytest_crmbench.run.isolation import kill_group
+from pytest_crmbench.run.isolation import kill_group, message_kind, reported_name, route_from
 from pytest_crmbench.run.mcp_tools import EpisodeToolServer
 
 __all__ = ["COMMAND_PREFIX", "PROTOCOL", "SubprocessAgent", "check_command", "command_of", "is_command"]
@@ -256,9 +256,8 @@ class SubprocessAgent(EndsEpisode):
         )
         ready = self._receive(tools)
         if ready.get("type") != "ready":
-            raise self._violation(f"expected the agent's first message to say it is ready, got {_kind(ready)}")
-        name = ready.get("name")
-        self.name = name[:100] if isinstance(name, str) and name else None
+            raise self._violation(f"expected the agent's first message to say it is ready, got {message_kind(ready)}")
+        self.name = reported_name(ready)
 
     def _serve(self, tools: ToolBox) -> str:
         while True:
@@ -273,14 +272,14 @@ class SubprocessAgent(EndsEpisode):
                     raise self._violation("a second message after the turn's reply")
                 return text
             if kind == "route":
-                names = _route(tools, message, self._violation)
+                names = route_from(tools, message, self._violation)
                 assert self._tools_server is not None
                 self._tools_server.routed()
                 self._send({"type": "routed", "tools": names}, tools.time_left())
             elif kind == "error":
                 raise AgentError(f"the agent gave up: {str(message.get('message') or '')[:2000]}")
             else:
-                raise self._violation(f"unexpected message {_kind(message)}")
+                raise self._violation(f"unexpected message {message_kind(message)}")
 
     def _receive(self, tools: ToolBox) -> dict[str, Any]:
         """The agent's next message, or the end of the episode: its deadline, its exit, garbage,
@@ -448,21 +447,6 @@ def _drain(stream: IO[bytes], tail: collections.deque[str]) -> None:
     with contextlib.suppress(OSError, ValueError):
         for raw in iter(stream.readline, b""):
             tail.append(raw.decode("utf-8", "replace").rstrip()[:500])
-
-
-def _route(tools: ToolBox, message: Mapping[str, Any], violation: Any) -> list[str] | None:
-    node, names, detail = message.get("node"), message.get("tools"), message.get("detail")
-    if not isinstance(node, str) or not (
-        names is None or (isinstance(names, list) and all(isinstance(n, str) for n in names))
-    ):
-        raise violation("a route message without a node name or with tools that are not names")
-    tools.route(node[:200], tools=names, detail=detail if isinstance(detail, str) else None)
-    return None if names is None else list(names)
-
-
-def _kind(message: Mapping[str, Any]) -> str:
-    kind = message.get("type")
-    return repr(kind)[:60] if kind is not None else "without a type"
 
 
 def _schemas_of(context: AgentContext) -> Any:
