@@ -23,7 +23,6 @@ import json
 import statistics
 import sys
 import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -57,7 +56,6 @@ def replay(base_url: str, bodies: Path, concurrency: int) -> None:
 
     litellm = litellm_module()
     requests = [json.loads(line) for line in bodies.read_text(encoding="utf-8").splitlines() if line]
-    first = threading.Lock()  # litellm builds its HTTP client on the first call; crmbench does the same
 
     def call(body: dict[str, Any]) -> None:
         kwargs = {name: body[name] for name in FORWARDED if name in body}
@@ -71,8 +69,7 @@ def replay(base_url: str, bodies: Path, concurrency: int) -> None:
             **kwargs,
         )
 
-    with first:
-        call(requests[0])
+    call(requests[0])  # alone, as crmbench makes its first call per server: litellm builds its client then
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(call, requests[1:]))
 

@@ -146,18 +146,17 @@ def test_the_wheel_alone_runs_the_shipped_suite_from_an_empty_directory(
     # Every shipped task is collected from the wheel, which builds and checks each task's world
     # from the packaged domain files; a stratified sample of them is played (the checkout's own
     # suite plays all of them: the wheel adds only what packaging could lose).
-    sample = 27
-    command = [str(bin_dir / "pytest"), "--crm-suite", "-q", "-n", "2", "-p", "no:cacheprovider"]
-    done = run([*command, f"--crm-sample={sample}"], empty)
     tasks = sum(len(load_task_file(path)) for path in TaskFiles().find(REPO))
     assert tasks >= 73
-    out = done.stdout
+    sample = 27
+    suite = [str(bin_dir / "pytest"), "--crm-suite", "-p", "no:cacheprovider"]
+    out = run([*suite, "-q", "-n", "2", f"--crm-sample={sample}"], empty).stdout
     assert f"{sample} passed" in out, out[-3000:]
     assert f"gold self-test: {sample} task result(s), each task's gold path replayed" in out
     assert f"held on {sample}/{sample} task(s)" in out
     assert list(empty.iterdir()) == []  # a gold self-test leaves nothing behind
     # `-qq --collect-only` prints one "file: count" line per task file.
-    collected = run([*command[:3], "-q", "--collect-only", "-p", "no:cacheprovider"], empty).stdout
+    collected = run([*suite, "-qq", "--collect-only"], empty).stdout
     assert sum(int(line.rsplit(": ", 1)[1]) for line in collected.splitlines() if ": " in line) == tasks, collected
     # The installed package is the wheel's, not this checkout.
     where = run([str(bin_dir / "python"), "-c", "import pytest_crmbench; print(pytest_crmbench.__file__)"], empty)
