@@ -268,15 +268,7 @@ class IsolatedAgent(EndsEpisode):
         return message
 
     def _exit_phrase(self) -> str:
-        code = None if self._process is None else self._process.exitcode
-        if code is None:
-            return "is still running"
-        if code < 0:
-            try:
-                return f"was killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                return f"was killed by signal {-code}"
-        return f"exited with code {code}"
+        return exit_phrase(None if self._process is None else self._process.exitcode)
 
 
 def _leftover(conn: Connection) -> bytes | None:
@@ -313,6 +305,18 @@ def kill_group(process: Any) -> None:
 
 def _violation(what: str) -> AgentError:
     return AgentError(f"the agent's process broke the protocol: {what}")
+
+
+def exit_phrase(code: int | None) -> str:
+    """How an agent's process ended, from its exit code (negative: the signal), for error messages."""
+    if code is None:
+        return "is still running"
+    if code < 0:
+        try:
+            return f"was killed by signal {signal.Signals(-code).name}"
+        except ValueError:
+            return f"was killed by signal {-code}"
+    return f"exited with code {code}"
 
 
 def message_kind(message: Mapping[str, Any]) -> str:

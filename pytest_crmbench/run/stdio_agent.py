@@ -47,7 +47,6 @@ import secrets
 import selectors
 import shlex
 import shutil
-import signal
 import subprocess
 import threading
 import time
@@ -59,7 +58,7 @@ from pytest_crmbench.core.errors import AgentError, AgentTimedOut, CrmbenchError
 from pytest_crmbench.core.evidence import Message, Usage
 from pytest_crmbench.core.redaction import is_secret_name
 from pytest_crmbench.run.episode import AgentContext, EndsEpisode, ToolBox
-from pytest_crmbench.run.isolation import kill_group, message_kind, reported_name, route_from
+from pytest_crmbench.run.isolation import exit_phrase, kill_group, message_kind, reported_name, route_from
 from pytest_crmbench.run.mcp_tools import EpisodeToolServer
 
 __all__ = ["COMMAND_PREFIX", "PROTOCOL", "SubprocessAgent", "check_command", "command_of", "is_command"]
@@ -340,15 +339,7 @@ class SubprocessAgent(EndsEpisode):
         return AgentError(f"the agent's process broke the protocol: {what}{self._stderr_tail()}")
 
     def _exit_phrase(self) -> str:
-        code = None if self._process is None else self._process.poll()
-        if code is None:
-            return "is still running"
-        if code < 0:
-            try:
-                return f"was killed by signal {signal.Signals(-code).name}"
-            except ValueError:
-                return f"was killed by signal {-code}"
-        return f"exited with code {code}"
+        return exit_phrase(None if self._process is None else self._process.poll())
 
     def _stderr_tail(self) -> str:
         lines = list(self._stderr)
