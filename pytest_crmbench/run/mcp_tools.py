@@ -14,8 +14,10 @@ crosses but JSON:
   rejection (403/404/409/422 with its code and reason), a malformed call, an unknown tool are all
   results with ``isError: true`` the model can recover from; so is a call outside an open turn or
   after the episode finished (refused, not run, not recorded).
-* when routing narrows (or widens) the exposed tools, every connected session is sent
-  ``notifications/tools/list_changed``.
+* when routing narrows (or widens) the exposed tools, the clients are told: a session of the
+  handshake era (protocol 2025-*) gets ``notifications/tools/list_changed``; a client of the
+  2026-07-28 protocol, which has no standing stream, gets the same event on each open
+  ``subscriptions/listen`` stream that asked for ``toolsListChanged``.
 
 The harness's thread opens and closes turns (:meth:`open_turn`, :meth:`close_turn`) and the
 server's thread runs the calls; a lock keeps the environment to one thread at a time, so a turn
@@ -66,7 +68,10 @@ class EpisodeToolServer:
         self._exposed: frozenset[str] | None = None
         self._finished = False
         self._sessions: dict[str, Any] = {}
-        """The latest server session of each MCP session id (the clients to notify)."""
+        """The latest server session of each MCP session id (the handshake-era clients to notify)."""
+        self._listeners: Any = None
+        """The subscription bus of the 2026-07-28 clients' ``subscriptions/listen`` streams."""
+        self._listen: Any = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._server: Any = None
         self._thread: threading.Thread | None = None
@@ -148,6 +153,10 @@ class EpisodeToolServer:
     def stop(self) -> None:
         self.finish()
         server, thread = self._server, self._thread
+        if self._listen is not None and self._loop is not None:
+            # Open listen streams end gracefully first: uvicorn waits for open responses.
+            with contextlib.suppress(Exception):
+                self._loop.call_soon_threadsafe(self._listen.close)
         if server is not None:
             server.should_exit = True
         if thread is not None:
@@ -166,10 +175,14 @@ class EpisodeToolServer:
 
     def _announce(self) -> None:
         loop = self._loop
-        if loop is None or not self._sessions:
+        if loop is None:
             return
-        for session in list(self._sessions.values()):
-            future = asyncio.run_coroutine_threadsafe(_notify(session), loop)
+        futures = [
+            asyncio.run_coroutine_threadsafe(_notify(session), loop) for session in list(self._sessions.values())
+        ]
+        if self._listeners is not None:
+            futures.append(asyncio.run_coroutine_threadsafe(_publish_tools_changed(self._listeners), loop))
+        for future in futures:
             with contextlib.suppress(Exception):
                 future.result(timeout=2.0)
 
@@ -204,6 +217,7 @@ class EpisodeToolServer:
     def _app(self) -> Any:
         import mcp_types as types
         from mcp.server.lowlevel import NotificationOptions, Server
+        from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler
 
         async def list_tools(context: Any, params: Any) -> Any:
             self._seen(context)
@@ -222,7 +236,15 @@ class EpisodeToolServer:
                 _meta={"crmbench": stamp},
             )
 
-        server: Any = Server("crmbench", version="1", on_list_tools=list_tools, on_call_tool=call_tool)
+        self._listeners = InMemorySubscriptionBus()
+        self._listen = ListenHandler(self._listeners)
+        server: Any = Server(
+            "crmbench",
+            version="1",
+            on_list_tools=list_tools,
+            on_call_tool=call_tool,
+            on_subscriptions_listen=self._listen,
+        )
         original = server.get_capabilities
 
         def capabilities(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
@@ -241,6 +263,12 @@ async def _cancel_left(tasks: set[asyncio.Task[Any]]) -> None:
 async def _notify(session: Any) -> None:
     with contextlib.suppress(Exception):  # a client that went away
         await session.send_tool_list_changed()
+
+
+async def _publish_tools_changed(bus: Any) -> None:
+    from mcp.server.subscriptions import ToolsListChanged
+
+    await bus.publish(ToolsListChanged())
 
 
 def _tool(types: Any, schema: Mapping[str, Any]) -> Any:

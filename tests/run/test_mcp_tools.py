@@ -73,6 +73,41 @@ def test_calls_run_through_the_referee_stamped_by_the_harness(mini_env_class: ty
     assert server.refused == 2
 
 
+def test_a_client_of_the_2026_protocol_hears_of_narrowed_tools_on_its_listen_stream(
+    mini_env_class: type[ToolEnvironment],
+) -> None:
+    """The 2026-07-28 wire has no standing stream: a change reaches a client only on a
+    ``subscriptions/listen`` stream (what openai-agents' modern-mode session would open)."""
+    referee, server = served(mini_env_class)
+
+    async def agent() -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        async with mcp_client.Client(server.url, mode="2026-07-28") as client:
+            server.open_turn(referee.toolbox(0, time.monotonic() + 60, time.monotonic))
+            seen["all"] = [tool.name for tool in (await client.list_tools()).tools]
+            async with client.listen(tools_list_changed=True) as subscription:
+                seen["honored"] = subscription.honored.tools_list_changed
+                toolbox = referee.toolbox(0, time.monotonic() + 60, time.monotonic)
+                toolbox.route("balance", tools=["get_balance"])
+                server.open_turn(toolbox)
+                event = await asyncio.wait_for(subscription.__anext__(), timeout=10)
+                seen["event"] = type(event).__name__
+                seen["narrowed"] = [tool.name for tool in (await client.list_tools()).tools]
+                server.stop()  # ends the open stream gracefully, rather than hanging the shutdown
+                seen["ended"] = [type(e).__name__ async for e in subscription]
+        return seen
+
+    try:
+        seen = asyncio.run(asyncio.wait_for(agent(), timeout=30))
+    finally:
+        server.stop()
+    assert len(seen["all"]) == len(mini_env_class.tool_schemas())
+    assert seen["honored"] is True
+    assert seen["event"] == "ToolsListChanged"
+    assert seen["narrowed"] == ["get_balance"]
+    assert seen["ended"] == []
+
+
 def test_a_wrong_token_reaches_nothing(mini_env_class: type[ToolEnvironment]) -> None:
     referee, server = served(mini_env_class)
     server.open_turn(referee.toolbox(0, time.monotonic() + 60, time.monotonic))
