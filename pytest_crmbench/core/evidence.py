@@ -119,6 +119,19 @@ class Usage(_Record):
         self.cost_usd = None if self.cost_usd is None or cost_usd is None else self.cost_usd + cost_usd
         self.latency_s += latency_s
 
+    def since(self, earlier: Usage | None) -> Usage:
+        """What was used after ``earlier`` (a copy of this running total taken before)."""
+        if earlier is None:
+            return self.model_copy()
+        cost = None if self.cost_usd is None or earlier.cost_usd is None else self.cost_usd - earlier.cost_usd
+        return Usage(
+            calls=self.calls - earlier.calls,
+            prompt_tokens=self.prompt_tokens - earlier.prompt_tokens,
+            completion_tokens=self.completion_tokens - earlier.completion_tokens,
+            cost_usd=cost,
+            latency_s=max(0.0, self.latency_s - earlier.latency_s),
+        )
+
 
 class Termination(_Record):
     reason: TerminationReason
@@ -140,6 +153,12 @@ class Evidence(_Record):
     termination: Termination
     conduct: ConductRules | None = Field(None, description="The conduct rules the domain holds the episode to.")
     usage: dict[Role, Usage] = Field(default_factory=dict, description="Model usage per role during the episode.")
+    agent_turn_usage: list[Usage] = Field(
+        default_factory=list,
+        description="The agent's model usage while it answered each user turn, in turn order (its calls: the"
+        " model requests the turn made), as the agent's own ledger, its isolated process or the model proxy"
+        " reported it.",
+    )
     agent_warnings: dict[str, int] = Field(
         default_factory=dict,
         description="Warnings the agent's code issued (factory and respond()), 'Category: message (file:line)' ->"

@@ -21,6 +21,8 @@ def transcript(evidence: Evidence, *, width: int = 600) -> str:
         lines.extend(f"    {count}x {line}" for line, count in evidence.agent_warnings.items())
     for message in evidence.messages:
         lines.append(f"[turn {message.turn}] {message.role}: {message.content}")
+        if message.role == "assistant":
+            lines.extend(_model_use(evidence, message.turn))
         if message.role != "user":
             continue
         for decision in evidence.routing:
@@ -36,6 +38,14 @@ def transcript(evidence: Evidence, *, width: int = 600) -> str:
                     )
                 )
     return redact("\n".join(lines))
+
+
+def _model_use(evidence: Evidence, turn: int) -> list[str]:
+    """The agent's model use in ``turn``, as the episode measured it (nothing when it made no request)."""
+    if turn >= len(evidence.agent_turn_usage) or not (usage := evidence.agent_turn_usage[turn]).calls:
+        return []
+    tokens = f"{usage.prompt_tokens} prompt + {usage.completion_tokens} completion tokens"
+    return [f"    (the agent's model: {usage.calls} request(s), {tokens})"]
 
 
 def _clip(text: str, width: int) -> str:

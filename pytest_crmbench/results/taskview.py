@@ -130,7 +130,17 @@ def _trajectory(evidence: Mapping[str, Any]) -> dict[str, Any]:
             if isinstance(r, Mapping)
         ],
         "tools": [_tool(call) for call in calls if isinstance(call, Mapping)],
+        "model_use": [_turn_usage(turn, usage) for turn, usage in enumerate(evidence.get("agent_turn_usage") or [])],
         "termination": evidence.get("termination"),
+    }
+
+
+def _turn_usage(turn: int, usage: Any) -> dict[str, Any]:
+    usage = usage if isinstance(usage, Mapping) else {}
+    return {
+        "turn": turn,
+        "calls": usage.get("calls", 0),
+        "tokens": (usage.get("prompt_tokens") or 0) + (usage.get("completion_tokens") or 0),
     }
 
 

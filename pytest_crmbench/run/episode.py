@@ -23,7 +23,7 @@ from pytest_crmbench.core.errors import (
     InfraError,
     format_traceback,
 )
-from pytest_crmbench.core.evidence import Evidence, Message, Termination
+from pytest_crmbench.core.evidence import Evidence, Message, Termination, Usage
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import User
@@ -163,8 +163,9 @@ def run_episode(
     referee = Referee(env, max_tool_calls=limits.max_tool_calls)
     messages: list[Message] = []
     deadline = clock() + limits.task_timeout_s
+    turn_usage: list[Usage] = []
     try:
-        termination = _converse(referee, agent, user, messages, limits, deadline, clock, ledger)
+        termination = _converse(referee, agent, user, messages, limits, deadline, clock, ledger, turn_usage)
         if isinstance(agent, EndsEpisode):
             agent.end_episode()
     except InfraError as exc:
@@ -192,8 +193,14 @@ def run_episode(
         termination=referee.verdict(termination),
         conduct=type(env).conduct,
         usage=usage.snapshot() if usage is not None else {},
+        agent_turn_usage=turn_usage,
         agent_warnings=ledger.warnings(),
     )
+
+
+def _used_since(ledger: UsageLedger, before: Usage | None) -> Usage:
+    after = ledger.get("agent")
+    return Usage() if after is None else after.since(before)
 
 
 def _with_traceback(message: str, traceback: str) -> str:
@@ -209,11 +216,16 @@ def _converse(
     deadline: float,
     clock: Callable[[], float],
     ledger: UsageLedger,
+    turn_usage: list[Usage],
 ) -> Termination:
     text = _user_says(user.open)
     for turn in range(limits.max_user_turns):
         messages.append(Message(role="user", content=text, turn=turn))
-        reply = _agent_replies(agent, tuple(messages), referee.toolbox(turn, deadline, clock), ledger)
+        before = ledger.get("agent")
+        try:
+            reply = _agent_replies(agent, tuple(messages), referee.toolbox(turn, deadline, clock), ledger)
+        finally:  # a turn that failed used its tokens too
+            turn_usage.append(_used_since(ledger, before))
         messages.append(Message(role="assistant", content=reply, turn=turn))
         if referee.crash is not None or referee.tampering is not None:
             # The agent swallowed what it was handed; the referee's verdict stands.

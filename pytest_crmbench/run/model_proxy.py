@@ -9,8 +9,8 @@ agents' calls are, so:
 * the model, its server and its sampling settings are the run's: the request's ``model``,
   ``temperature`` or ``api_base`` are ignored; only ``messages``, ``tools``, ``tool_choice`` and
   ``response_format`` are forwarded;
-* every request's tokens, cost and latency land in the episode's ledger as role ``agent``, and are
-  counted per user turn (:attr:`ModelProxy.per_turn`);
+* every request's tokens, cost and latency land in the episode's ledger as role ``agent`` (the
+  episode splits them by user turn, :attr:`Evidence.agent_turn_usage`);
 * provider failures are classified as for the reference agents: an outage after retries or a
   missing key is :class:`InfraError`, a context overflow or a refusal is the agent's
   :class:`AgentAbort`, a crash of our code is a :class:`HarnessError`. Each of those ends the
@@ -60,16 +60,8 @@ class ModelProxy:
         self._deadline: float | None = None
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
-        self._turns: dict[int, UsageLedger] = {}
         self.refused = 0
         """Requests refused because no turn was open."""
-
-    @property
-    def per_turn(self) -> dict[int, Usage]:
-        """Each user turn's model usage through the proxy (its ``calls`` are the requests)."""
-        with self._lock:
-            turns = dict(self._turns)
-        return {turn: usage for turn, ledger in sorted(turns.items()) if (usage := ledger.get("agent")) is not None}
 
     @property
     def base_url(self) -> str:
@@ -135,16 +127,12 @@ class ModelProxy:
             status = 400 if isinstance(exc, AgentAbort) else 502
             return status, _error(f"crmbench ends this episode: {exc}", "crmbench_episode_ended")
         finally:
-            self._count(turn, own.get("agent"))
+            self._count(own.get("agent"))
         return 200, _chat_completion(completion, self.config.model, own.get("agent"))
 
-    def _count(self, turn: int, usage: Usage | None) -> None:
-        if usage is None:
-            return
-        self._ledger.merge("agent", usage)
-        with self._lock:
-            ledger = self._turns.setdefault(turn, UsageLedger())
-        ledger.merge("agent", usage)
+    def _count(self, usage: Usage | None) -> None:
+        if usage is not None:
+            self._ledger.merge("agent", usage)
 
 
 def _problem(body: Any) -> str | None:

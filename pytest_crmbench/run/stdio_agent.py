@@ -55,7 +55,7 @@ from dataclasses import asdict
 from typing import IO, Any
 
 from pytest_crmbench.core.errors import AgentError, AgentTimedOut, CrmbenchError
-from pytest_crmbench.core.evidence import Message, Usage
+from pytest_crmbench.core.evidence import Message
 from pytest_crmbench.core.redaction import is_secret_name
 from pytest_crmbench.run.episode import AgentContext, EndsEpisode, ToolBox
 from pytest_crmbench.run.isolation import exit_phrase, kill_group, message_kind, reported_name, route_from
@@ -118,15 +118,8 @@ class SubprocessAgent(EndsEpisode):
         self._wake_r, self._wake_w = -1, -1
         self._drainer: threading.Thread | None = None
         self._closed = False
-        self._turn_usage: dict[int, Usage] = {}
         self.name: str | None = None
         """The agent's own ``name``, as its ``ready`` said (a label, nothing more)."""
-
-    @property
-    def turn_usage(self) -> dict[int, Usage]:
-        """Each user turn's model usage through the proxy: its requests, tokens, cost (empty
-        without a model)."""
-        return dict(self._proxy.per_turn) if self._proxy is not None else dict(self._turn_usage)
 
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
         with self._turn():
@@ -192,7 +185,6 @@ class SubprocessAgent(EndsEpisode):
             self._tools_server = None
         if self._proxy is not None:
             self._proxy.stop()
-            self._turn_usage = self._proxy.per_turn
             self._proxy = None
         for fd in (self._wake_r, self._wake_w):
             if fd >= 0:

@@ -186,3 +186,40 @@ def test_a_warning_inside_respond_is_counted_not_raised_even_under_an_error_filt
     assert count == 2  # one per turn
     assert line.startswith("DeprecationWarning: old_api() is deprecated (test_episode.py:")
     assert "the agent's code issued 2 warning(s), recorded and not held against it:" in transcript(evidence)
+
+
+def test_the_agents_model_use_is_kept_per_user_turn_a_failed_turn_included(
+    mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
+) -> None:
+    from decimal import Decimal
+
+    from pytest_crmbench.core.usage import UsageLedger
+
+    ledger = UsageLedger()
+    requests_per_turn = [2, 0, 3]
+
+    class Counting:
+        """Records its model requests in the episode's ledger, as a reference agent does."""
+
+        def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
+            for _ in range(requests_per_turn[tools.turn]):
+                ledger.record("agent", prompt_tokens=10, completion_tokens=2, cost_usd=Decimal("0.01"), latency_s=0.1)
+            if tools.turn == 2:
+                raise AgentAbort("gave up after its requests")
+            return "ok"
+
+    task = mini_tasks["mini_balance_only_01"]
+    evidence = run_episode(
+        task, mini_env_class(seed=1), Counting(), ListUser(["a", "b", "c"]), agent_name="counting", usage=ledger
+    )
+    assert evidence.termination.reason == "agent_abort"
+    assert [(u.calls, u.prompt_tokens, u.completion_tokens) for u in evidence.agent_turn_usage] == [
+        (2, 20, 4),
+        (0, 0, 0),
+        (3, 30, 6),
+    ]
+    assert [u.cost_usd for u in evidence.agent_turn_usage] == [Decimal("0.02"), Decimal("0.00"), Decimal("0.03")]
+    assert sum(u.calls for u in evidence.agent_turn_usage) == evidence.usage["agent"].calls == 5
+    text = transcript(evidence)
+    assert "[turn 0] assistant: ok\n    (the agent's model: 2 request(s), 20 prompt + 4 completion tokens)" in text
+    assert "[turn 1] assistant: ok\n[turn 2]" in text  # no line for a turn without a request

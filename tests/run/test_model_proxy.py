@@ -48,7 +48,7 @@ def post(url: str, body: Any) -> httpx.Response:
     return httpx.post(f"{url}/chat/completions", json=body, timeout=20)
 
 
-def test_requests_reach_the_runs_model_and_are_counted_per_turn(fake: FakeLLM) -> None:
+def test_requests_reach_the_runs_model_and_are_counted(fake: FakeLLM) -> None:
     failures: list[CrmbenchError] = []
     proxy, ledger = proxy_for(fake, failures)
     try:
@@ -77,7 +77,6 @@ def test_requests_reach_the_runs_model_and_are_counted_per_turn(fake: FakeLLM) -
     assert (bad, wrong.status_code, proxy.refused) == ([400, 400, 400], 404, 1)
     agent = ledger.get("agent")
     assert agent is not None and (agent.calls, agent.prompt_tokens) == (3, 21)
-    assert {turn: usage.calls for turn, usage in proxy.per_turn.items()} == {0: 2, 1: 1}
     assert failures == []
 
 

@@ -115,7 +115,8 @@ def test_a_gold_path_over_the_endpoint_scores_success(
     requests = len(task.gold.path) + 1
     assert evidence.usage["agent"].calls == requests
     assert evidence.usage["agent"].prompt_tokens == 50 * requests
-    assert {turn: usage.calls for turn, usage in agent.turn_usage.items()} == {0: requests}
+    answered = len(evidence.assistant_messages())
+    assert [usage.calls for usage in evidence.agent_turn_usage] == [requests] + [0] * (answered - 1)
     assert agent.name == "plain-mcp"
 
 

@@ -171,15 +171,17 @@
     }
     var turns = {};
     function turn(n) {
-      if (!turns[n]) turns[n] = { messages: [], routing: [], tools: [] };
+      if (!turns[n]) turns[n] = { messages: [], routing: [], tools: [], model: null };
       return turns[n];
     }
     t.messages.forEach(function (m) { turn(m.turn).messages.push(m); });
     t.routing.forEach(function (r) { turn(r.turn).routing.push(r); });
     t.tools.forEach(function (c) { turn(c.turn).tools.push(c); });
+    (t.model_use || []).forEach(function (u) { if (u.calls && turns[u.turn]) turns[u.turn].model = u; });
     Object.keys(turns).map(Number).sort(function (a, b) { return a - b; }).forEach(function (n) {
-      var box = el("div", { cls: "turn" }, el("div", { cls: "turn-head", text: "Turn " + (n + 1) }));
       var data = turns[n];
+      var head = "Turn " + (n + 1) + (data.model ? " · " + data.model.calls + " model request" + (data.model.calls === 1 ? "" : "s") + ", " + data.model.tokens + " tokens" : "");
+      var box = el("div", { cls: "turn" }, el("div", { cls: "turn-head", text: head }));
       data.messages.filter(function (m) { return m.role === "user"; }).forEach(function (m) {
         box.appendChild(el("div", { cls: "msg user" }, el("span", { cls: "who", text: "User" }), m.content));
       });
