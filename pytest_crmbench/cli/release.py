@@ -9,6 +9,7 @@ Each handler is one library call and its printing; the exit status is
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,14 @@ def _validate(args: argparse.Namespace) -> int:
     from pytest_crmbench.release.passed import Passes
     from pytest_crmbench.release.validate import Selection, validate
 
+    if (args.gold or args.write_lock) and args.fuzz_examples > 0 and importlib.util.find_spec("hypothesis") is None:
+        # A missing test dependency is the command line's problem, not the release's (as for litellm).
+        print(
+            "crmbench validate: error: the tool fuzz needs hypothesis: pip install 'crmbench[release]'"
+            " (or --fuzz-examples=0 to validate without it)",
+            file=sys.stderr,
+        )
+        return ExitCode.USAGE_ERROR
     report = validate(
         args.tasks,
         args.envs,
