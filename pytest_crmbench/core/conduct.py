@@ -4,7 +4,7 @@ they are judged on.
 A domain declares its rules once, in code beside its state model (``envs/<domain>/conduct.py``,
 ``ToolEnvironment.conduct``); the environment copies them into every episode's evidence and stamps
 each successful call with whose records it read and wrote (:class:`Access`). The conduct family
-(:mod:`pytest_crmbench.core.families.conduct`) then grades from the evidence alone, so a replay of a
+(:mod:`pytest_crmbench.core.families.conduct_checks`) then grades from the evidence alone, so a replay of a
 saved trajectory regenerates both and a file cannot claim laxer rules than its world holds.
 
 The rules are policy-only on purpose: the tools still let an agent read before it verifies or write

@@ -18,7 +18,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from pytest_crmbench.core.errors import SpecError
 from pytest_crmbench.core.families import FAMILIES
-from pytest_crmbench.core.families.state import EXPECTED_STATE
+from pytest_crmbench.core.families.expected_state import EXPECTED_STATE
 from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.matchers import MISSING, RESULT, matches, operator_of, result_reference
 from pytest_crmbench.core.paths import deepest_existing, resolve

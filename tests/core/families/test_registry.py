@@ -73,7 +73,7 @@ def test_each_family_names_its_checks_by_its_kinds_and_finds_them_again() -> Non
             assert kind in kinds, verdict.name
             assert declared_at(contract, verdict.name)[:2] == ("contract", family.fields[0].location[0]), verdict.name
             seen.add(kind)
-    # Reply is judged; conduct checks come from the domain's rules (tests/core/families/test_conduct.py).
+    # Reply is judged; conduct checks come from the domain's rules (tests/core/families/test_conduct_checks.py).
     assert seen == {field.kind for field in FIELDS} - {"reply", "conduct"}
 
 
