@@ -97,7 +97,12 @@ class TaskFile(pytest.File):
                 # Every item of a file runs one function under one parent: one fixture closure
                 # serves them all, as pytest shares one among a parametrized function's items
                 # (each item's own copy was about 1.9 KiB an episode kept to the end, issue 33).
-                shared.setdefault("fixtureinfo", item._fixtureinfo)
+                # pytest takes the closure as Function's public ``fixtureinfo`` argument but has
+                # no public way to read one back; a pytest without ``_fixtureinfo`` only loses
+                # the saving (each item computes its own, as before).
+                closure = getattr(item, "_fixtureinfo", None)
+                if closure is not None:
+                    shared.setdefault("fixtureinfo", closure)
                 items.append(item)
         return items
 
