@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import functools
 import gc
+import importlib.util
 import json
 import socket
 import threading
@@ -19,14 +20,25 @@ import pytest
 
 from pytest_crmbench.core.evidence import Evidence
 from pytest_crmbench.core.spec import Task
+from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import ScriptedUser, User
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.grading import grade
 from pytest_crmbench.models.fakellm import FakeLLM, HttpError, Responder, completion
-from pytest_crmbench.run.episode import Limits
+from pytest_crmbench.models.judge import LLMJudge
+from pytest_crmbench.run.episode import Limits, run_episode
 from tests import outside_agents
 from tests.conftest import ListUser
-from tests.outside_agents import fake_servers, litellm_for_the_module
+from tests.llm_script import GoldScript
+from tests.outside_agents import (
+    GOLD_TASKS,
+    REPO,
+    InProcess,
+    fake_servers,
+    litellm_for_the_module,
+    model_of,
+    shipped,
+)
 
 pytest.importorskip("a2a.server.routes")
 pytest.importorskip("mcp.client.client")
@@ -61,6 +73,17 @@ def litellm_imported() -> Iterator[None]:
 @pytest.fixture
 def fake() -> Iterator[Callable[[Responder], FakeLLM]]:
     yield from fake_servers()
+
+
+@pytest.fixture(scope="module")
+def example() -> Any:
+    """examples/agents/a2a_agent.py, imported: its executor served by the test's server."""
+    pytest.importorskip("openai")
+    spec = importlib.util.spec_from_file_location("a2a_example", REPO / "examples" / "agents" / "a2a_agent.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 class Scripted(AgentExecutor):
@@ -477,3 +500,35 @@ def test_nothing_is_left_running_after_close(
     assert left == []  # the client's loop, the MCP server, the test's server: all ended
     assert (agent._loop, agent._client, agent._tools_server, agent._proxy) == (None, None, None, None)
     agent.close()  # a second close is harmless
+
+
+@pytest.mark.parametrize(("domain", "task_id"), sorted(GOLD_TASKS.items()))
+def test_a_gold_path_through_the_example_agent_scores_success(
+    fake: Callable[[Responder], FakeLLM], example: Any, domain: str, task_id: str
+) -> None:
+    task, env_class = shipped(domain, task_id)
+    model = fake(GoldScript([task]))
+    with A2AServer(example.CrmAgent()) as server:
+        evidence, agent = play(server.url, task, env_class, ScriptedUser(task), model)
+    assert evidence.termination.reason == "user_stop", evidence.termination.detail
+    assert [(c.name, c.status) for c in evidence.tool_calls] == [(g.tool, g.expect) for g in task.gold.path]
+    judge = LLMJudge(model_of(model, "openai/judge-model")).bind(UsageLedger())  # type: ignore[arg-type]
+    verdict = grade(task, evidence, judge)
+    assert verdict.outcome == "success", [c for c in verdict.checks if c.status != "passed"]
+    requests = len(task.gold.path) + 1  # one model call per gold step and the reply, through the proxy
+    assert (evidence.usage["agent"].calls, evidence.usage["agent"].prompt_tokens) == (requests, 50 * requests)
+    assert {turn: usage.calls for turn, usage in agent.turn_usage.items()} == {0: requests}
+
+
+def test_a_wrong_path_fails_the_same_checks_as_in_process(fake: Callable[[Responder], FakeLLM], example: Any) -> None:
+    task, env_class = shipped("retail", GOLD_TASKS["retail"])
+    skipped_verification = [(g.tool, dict(g.args)) for g in task.gold.path[1:]]  # no identity check
+    model = fake(GoldScript([task], paths={task.id: skipped_verification}))
+    with A2AServer(example.CrmAgent()) as server:
+        over_a2a, _ = play(server.url, task, env_class, ScriptedUser(task), model)
+    in_process = run_episode(
+        task, env_class(seed=1), InProcess(skipped_verification), ScriptedUser(task), agent_name="x"
+    )
+    failed = [sorted(c.name for c in grade(task, e).checks if c.status == "failed") for e in (over_a2a, in_process)]
+    assert failed[0] == failed[1] and failed[0], failed
+    assert [c.name for c in over_a2a.tool_calls] == [c.name for c in in_process.tool_calls]
