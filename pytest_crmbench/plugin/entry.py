@@ -32,6 +32,7 @@ from pytest_crmbench.plugin.stash import registered_markers_key, settings_key
 from pytest_crmbench.plugin.summary import RunSummary
 from pytest_crmbench.plugin.warnpolicy import collect_at_exit
 from pytest_crmbench.reference.catalog import BUILTIN_AGENTS, load_factory
+from pytest_crmbench.run.a2a_agent import A2AAgent, check_url, is_a2a, url_of
 from pytest_crmbench.run.episode import Agent, AgentContext, Limits
 from pytest_crmbench.run.isolation import IsolatedAgent, probe_factory
 from pytest_crmbench.run.settings import RunSettings
@@ -209,6 +210,11 @@ def check_agent_name(config: pytest.Config, settings: RunSettings) -> None:
         if problem is not None:
             raise pytest.UsageError(f"--crm-agent: {problem}")
         return
+    if is_a2a(name):
+        problem = None if is_worker(config) else check_url(name)  # the controller fetched its card
+        if problem is not None:
+            raise pytest.UsageError(f"--crm-agent: {problem}")
+        return
     if settings.isolated and ":" in name:
         if is_worker(config):
             return  # the controller checked it
@@ -232,7 +238,8 @@ class DefaultAgentHook:
 
     A ``package.module:factory`` agent is built and run in its own process (issue 30), unless
     ``--crm-agent-inprocess`` asked for this one; a ``cmd:<command line>`` agent is that command,
-    called per user turn over stdio (issue 31), never in this process."""
+    called per user turn over stdio (issue 31), never in this process; an ``a2a:<url>`` agent is
+    the A2A server at that URL, sent a message per user turn."""
 
     def __init__(self, inprocess: bool = False) -> None:
         self.inprocess = inprocess
@@ -241,6 +248,8 @@ class DefaultAgentHook:
     def pytest_crmbench_make_agent(self, name: str, context: AgentContext) -> Agent:
         if is_command(name):
             return SubprocessAgent(command_of(name), context)
+        if is_a2a(name):
+            return A2AAgent(url_of(name), context)
         if name not in BUILTIN_AGENTS and not self.inprocess:
             load_factory_name_checked(name)
             return IsolatedAgent(name, context)

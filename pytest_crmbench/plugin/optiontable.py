@@ -124,7 +124,8 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "crm_agent",
         "Agent to evaluate: gold (replay gold paths; default without a model), null, graph (default with"
-        " --crm-model), flat, or package.module:factory.",
+        " --crm-model), flat, package.module:factory, cmd:<command line> (a process called over stdio),"
+        " or a2a:<url> (an A2A server).",
         metavar="NAME",
     ),
     Option(

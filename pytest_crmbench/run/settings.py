@@ -10,6 +10,7 @@ from pathlib import Path
 
 from pytest_crmbench.core.taskfiles import TaskFiles
 from pytest_crmbench.models.llm import ModelSettings
+from pytest_crmbench.run.a2a_agent import is_a2a
 from pytest_crmbench.run.episode import Limits
 from pytest_crmbench.run.stdio_agent import is_command
 
@@ -33,14 +34,19 @@ class RunSettings:
 
     @property
     def isolated(self) -> bool:
-        """Whether the agent runs in its own process: a ``cmd:`` agent always, a
+        """Whether the agent runs in its own process: a ``cmd:`` or ``a2a:`` agent always, a
         ``package.module:factory`` agent unless opted out (the built-in ones and those a hook or
         fixture builds are the project's own code)."""
-        return is_command(self.agent) or (":" in self.agent and not self.agent_inprocess)
+        return self.outside or (":" in self.agent and not self.agent_inprocess)
+
+    @property
+    def outside(self) -> bool:
+        """Whether the agent is one crmbench calls per turn and never runs here: ``cmd:``, ``a2a:``."""
+        return is_command(self.agent) or is_a2a(self.agent)
 
     @property
     def gate_worthy(self) -> bool:
         """False when an agent under evaluation ran in pytest's process (``--crm-agent-inprocess``):
-        it could reach everything there, so no gate may trust the run (issue 30). A ``cmd:`` agent
-        never runs there."""
-        return ":" not in self.agent or is_command(self.agent) or not self.agent_inprocess
+        it could reach everything there, so no gate may trust the run (issue 30). A ``cmd:`` or
+        ``a2a:`` agent never runs there."""
+        return ":" not in self.agent or self.outside or not self.agent_inprocess

@@ -43,7 +43,6 @@ import collections
 import contextlib
 import json
 import os
-import secrets
 import selectors
 import shlex
 import shutil
@@ -51,20 +50,18 @@ import subprocess
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from typing import IO, Any
 
 from pytest_crmbench.core.errors import AgentError, AgentTimedOut, CrmbenchError
 from pytest_crmbench.core.evidence import Message
 from pytest_crmbench.core.redaction import is_secret_name
-from pytest_crmbench.run.episode import AgentContext, EndsEpisode, ToolBox
+from pytest_crmbench.run.episode import AgentContext, ToolBox
 from pytest_crmbench.run.isolation import exit_phrase, kill_group, message_kind, reported_name, route_from
-from pytest_crmbench.run.mcp_tools import EpisodeToolServer
+from pytest_crmbench.run.outside import PROTOCOL, OutsideAgent
 
 __all__ = ["COMMAND_PREFIX", "PROTOCOL", "SubprocessAgent", "check_command", "command_of", "is_command"]
 
 COMMAND_PREFIX = "cmd:"
-PROTOCOL = 1
 MAX_LINE = 16 * 1024 * 1024
 """The longest line the harness reads from the agent (bytes); a longer one is a protocol violation."""
 KILL_GRACE_S = 3.0
@@ -98,28 +95,23 @@ def check_command(name: str) -> str | None:
     return None
 
 
-class SubprocessAgent(EndsEpisode):
+class SubprocessAgent(OutsideAgent):
     """Stands in for a ``cmd:`` agent in the harness: each ``respond`` is one turn of the protocol.
 
     The process, the MCP tool server and the model proxy start on the first turn (their start-up
-    counts against the task's time) and end with :meth:`close`.
+    counts against the task's time) and end with :meth:`close`. Its ``name`` is the one its
+    ``ready`` message gave.
     """
 
     def __init__(self, argv: Sequence[str], context: AgentContext) -> None:
+        super().__init__(context)
         self.argv = list(argv)
-        self._context = context
-        self.episode = f"{context.domain}-{context.seed}-{secrets.token_hex(4)}"
         self._process: subprocess.Popen[bytes] | None = None
         self._lines: _Lines | None = None
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
-        self._tools_server: EpisodeToolServer | None = None
-        self._proxy: Any = None
-        self._failure: CrmbenchError | None = None
         self._wake_r, self._wake_w = -1, -1
         self._drainer: threading.Thread | None = None
         self._closed = False
-        self.name: str | None = None
-        """The agent's own ``name``, as its ``ready`` said (a label, nothing more)."""
 
     def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
         with self._turn():
@@ -127,25 +119,9 @@ class SubprocessAgent(EndsEpisode):
                 raise AgentError("the agent's process has ended")
             if self._process is None:
                 self._start(tools)
-            assert self._tools_server is not None
-            self._tools_server.open_turn(tools)
-            if self._proxy is not None:
-                self._proxy.open_turn(tools.turn, tools.deadline)
-            try:
-                self._send(
-                    {
-                        "type": "turn",
-                        "turn": tools.turn,
-                        "conversation": [m.model_dump() for m in conversation],
-                        "time_left": round(max(0.0, tools.time_left()), 3),
-                    },
-                    tools.time_left(),
-                )
+            with self._doors_open(tools):
+                self._send(self.turn_message(conversation, tools), tools.time_left())
                 return self._serve(tools)
-            finally:
-                self._tools_server.close_turn()
-                if self._proxy is not None:
-                    self._proxy.close_turn()
 
     def end_episode(self) -> None:
         """Tell the agent the episode is over; anything it writes to stdout after its last reply is
@@ -180,12 +156,7 @@ class SubprocessAgent(EndsEpisode):
                 with contextlib.suppress(OSError, ValueError):
                     if stream is not None:
                         stream.close()
-        if self._tools_server is not None:
-            self._tools_server.stop()
-            self._tools_server = None
-        if self._proxy is not None:
-            self._proxy.stop()
-            self._proxy = None
+        self._close_doors()
         for fd in (self._wake_r, self._wake_w):
             if fd >= 0:
                 with contextlib.suppress(OSError):
@@ -202,17 +173,11 @@ class SubprocessAgent(EndsEpisode):
     # -- the protocol --------------------------------------------------------------------------
 
     def _start(self, tools: ToolBox) -> None:
-        context = self._context
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_r, False)
-        self._tools_server = EpisodeToolServer(_schemas_of(context), episode=self.episode).start()
-        model = None
-        if context.model is not None:
-            from pytest_crmbench.run.model_proxy import ModelProxy
-
-            self._proxy = ModelProxy(context.model, context.usage, on_failure=self._model_failed).start()
-            model = {"base_url": self._proxy.base_url, "api_key": "crmbench-proxy", "model": context.model.model}
-        environ = _child_environment(self._tools_server.url, model)
+        model = self._open_doors()
+        start = self.start_message(model)
+        environ = _child_environment(start["mcp_url"], model)
         try:
             process = subprocess.Popen(
                 self.argv,
@@ -230,21 +195,7 @@ class SubprocessAgent(EndsEpisode):
         self._lines = _Lines(process.stdout, self._wake_r)
         self._drainer = threading.Thread(target=_drain, args=(process.stderr, self._stderr), daemon=True)
         self._drainer.start()
-        self._send(
-            {
-                "type": "start",
-                "protocol": PROTOCOL,
-                "episode": self.episode,
-                "domain": context.domain,
-                "policy": context.policy,
-                "tools": [dict(schema) for schema in context.tools],
-                "seed": context.seed,
-                "limits": asdict(context.limits),
-                "mcp_url": self._tools_server.url,
-                "model": model,
-            },
-            tools.time_left(),
-        )
+        self._send(start, tools.time_left())
         ready = self._receive(tools)
         if ready.get("type") != "ready":
             raise self._violation(f"expected the agent's first message to say it is ready, got {message_kind(ready)}")
@@ -320,12 +271,9 @@ class SubprocessAgent(EndsEpisode):
                 f"the agent's process stopped reading its input: it {self._exit_phrase()}{self._stderr_tail()}"
             ) from None
 
-    def _model_failed(self, failure: CrmbenchError) -> None:
-        """The proxy's thread: the agent's model failed for good; wake the harness's thread."""
-        if self._failure is None:
-            self._failure = failure
+    def _wake(self) -> None:
         with contextlib.suppress(OSError):
-            os.write(self._wake_w, b"!")
+            os.write(self._wake_w, b"!")  # the reader's selector wakes up (_Lines)
 
     def _violation(self, what: str) -> AgentError:
         return AgentError(f"the agent's process broke the protocol: {what}{self._stderr_tail()}")
@@ -430,18 +378,6 @@ def _drain(stream: IO[bytes], tail: collections.deque[str]) -> None:
     with contextlib.suppress(OSError, ValueError):
         for raw in iter(stream.readline, b""):
             tail.append(raw.decode("utf-8", "replace").rstrip()[:500])
-
-
-def _schemas_of(context: AgentContext) -> Any:
-    """The MCP server's schemas: the domain's, narrowed to the exposed names (all for None)."""
-    every = [dict(schema) for schema in context.tools]
-
-    def schemas(exposed: frozenset[str] | None) -> list[dict[str, Any]]:
-        if exposed is None:
-            return [dict(schema) for schema in every]
-        return [dict(s) for s in every if (s.get("function") or s).get("name") in exposed]
-
-    return schemas
 
 
 def _child_environment(mcp_url: str, model: Mapping[str, Any] | None) -> dict[str, str]:

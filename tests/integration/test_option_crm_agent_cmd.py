@@ -10,12 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.models.fakellm import FakeLLM
 from pytest_crmbench.models.llm import litellm_module
 from pytest_crmbench.results.rundir import load_run
-from tests.integration.helpers import DATA, MINI_IDS, CrmProject
-from tests.llm_script import GoldScript
+from tests.integration.helpers import MINI_IDS, CrmProject
+from tests.integration.outside_runs import SMALL_SET, gold_server, run
 
 pytest.importorskip("mcp.client.client")
 
@@ -35,28 +34,7 @@ def litellm_imported() -> None:
 
 @pytest.fixture
 def server() -> Iterator[FakeLLM]:
-    tasks = [record.task for record in load_task_file(DATA / "tasks" / "mini.yaml")]
-    with FakeLLM(GoldScript(tasks), lifetime_s=120) as fake:
-        yield fake
-
-
-def run(project: CrmProject, server: FakeLLM, agent: str, *extra: str) -> pytest.RunResult:
-    project.write_config('filterwarnings = ["error"]\n')
-    return project.run(
-        f"--crm-agent={agent}",
-        "--crm-model=openai/agent-model",
-        f"--crm-api-base={server.base_url}",
-        "--crm-user-model=scripted",
-        "--crm-judge-model=openai/judge-model",
-        f"--crm-judge-api-base={server.base_url}",
-        "--crm-no-preflight",
-        "--crm-run-dir=out",
-        *extra,
-    )
-
-
-SMALL_SET = ["mini_balance_only_01", "mini_transfer_frozen_01", "mini_checkout_chain_01"]
-"""A read, a business rejection the model must recover from, a chain whose ids come from results."""
+    yield from gold_server()
 
 
 @pytest.mark.parametrize(

@@ -3,77 +3,52 @@ its model through the proxy. What it scores, what is recorded, what ends it."""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
-from typing import Any
 
 import pytest
 
-from pytest_crmbench.core.evidence import Evidence, Message
-from pytest_crmbench.core.loader import load_task_file
+from pytest_crmbench.core.evidence import Evidence
 from pytest_crmbench.core.spec import Task
 from pytest_crmbench.core.usage import UsageLedger
 from pytest_crmbench.core.users import ScriptedUser, User
 from pytest_crmbench.env.environment import ToolEnvironment
-from pytest_crmbench.env.registry import discover
 from pytest_crmbench.grading import grade
 from pytest_crmbench.models.fakellm import FakeLLM, HttpError, Responder, completion
 from pytest_crmbench.models.judge import LLMJudge
-from pytest_crmbench.models.llm import ModelConfig, Transport, litellm_module
-from pytest_crmbench.run.episode import AgentContext, Limits, ToolBox, run_episode
+from pytest_crmbench.run.episode import Limits, run_episode
 from pytest_crmbench.run.stdio_agent import SubprocessAgent, check_command, command_of
+from tests import outside_agents
 from tests.conftest import ListUser
 from tests.llm_script import GoldScript
+from tests.outside_agents import (
+    GOLD_TASKS,
+    REPO,
+    InProcess,
+    fake_servers,
+    litellm_for_the_module,
+    model_of,
+    shipped,
+)
 
 pytest.importorskip("mcp.client.client")
 # litellm's first call in the proxy's thread builds pydantic adapters that warn (plugin/options.py).
 pytestmark = pytest.mark.filterwarnings(r"ignore::UserWarning:pydantic\._internal\._generate_schema")
 
-REPO = Path(__file__).resolve().parents[2]
 PLAIN = [sys.executable, str(REPO / "examples" / "agents" / "plain_agent.py")]
 CHEATERS = str(REPO / "tests" / "data" / "agents" / "stdio_cheaters.py")
-GOLD_TASKS = {
-    "payments": "payments_balance_check_01",  # two reads
-    "retail": "retail_order_management_address_change_01",  # a write
-    "itsm": "itsm_incident_log_laptop_01",  # a write whose new id the reply quotes
-}
-
-
-def shipped(domain: str, task_id: str) -> tuple[Task, type[ToolEnvironment]]:
-    task = next(r.task for r in load_task_file(REPO / "tasks" / f"{domain}.yaml") if r.task.id == task_id)
-    return task, discover([REPO / "envs"])[domain]
-
-
-TRANSPORT = Transport()
-"""One session's door to litellm for the module's models, closed at the module's end."""
 
 
 @pytest.fixture(scope="module", autouse=True)
 def litellm_imported() -> Iterator[None]:
-    litellm_module()  # once, not inside the first episode's time
-    yield
-    TRANSPORT.close()  # litellm's cached clients and the loop it set on this thread: no ResourceWarning later
+    yield from litellm_for_the_module()
 
 
 @pytest.fixture
 def fake() -> Iterator[Callable[[Responder], FakeLLM]]:
-    servers: list[FakeLLM] = []
-
-    def start(responder: Responder) -> FakeLLM:
-        servers.append(FakeLLM(responder, lifetime_s=120).start())
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.stop()
-
-
-def model_of(server: FakeLLM | None, name: str = "openai/agent-model") -> ModelConfig | None:
-    if server is None:
-        return None
-    return ModelConfig(model=name, api_base=server.base_url, retries=0, timeout_s=20, transport=TRANSPORT)
+    yield from fake_servers()
 
 
 def play(
@@ -84,17 +59,7 @@ def play(
     server: FakeLLM | None = None,
     limits: Limits | None = None,
 ) -> tuple[Evidence, SubprocessAgent]:
-    limits = limits or Limits()
-    usage = UsageLedger()
-    context = AgentContext.for_domain(env_class, seed=1, limits=limits, model=model_of(server), usage=usage)
-    agent = SubprocessAgent(argv, context)
-    try:
-        evidence = run_episode(
-            task, env_class(seed=1), agent, user, agent_name="cmd", limits=limits, trial=0, usage=usage
-        )
-    finally:
-        agent.close()
-    return evidence, agent
+    return outside_agents.play(functools.partial(SubprocessAgent, argv), task, env_class, user, server, limits)
 
 
 @pytest.mark.parametrize(("domain", "task_id"), sorted(GOLD_TASKS.items()))
@@ -140,18 +105,6 @@ def test_an_adapter_shows_its_model_a_rejection_and_goes_on(
     assert evidence.usage["agent"].calls == 4
     assert evidence.messages[-1].content == task.gold.reply
     assert agent.name == {"agents": "openai-agents", "pydantic_ai": "pydantic-ai"}[framework]
-
-
-class InProcess:
-    """The same calls from an agent in pytest's process, for comparison."""
-
-    def __init__(self, path: Sequence[tuple[str, dict[str, Any]]]) -> None:
-        self.path = path
-
-    def respond(self, conversation: Sequence[Message], tools: ToolBox) -> str:
-        for name, args in self.path:
-            tools.call(name, args)
-        return "Done."
 
 
 def test_a_wrong_path_fails_the_same_checks_as_in_process(fake: Callable[[Responder], FakeLLM]) -> None:
