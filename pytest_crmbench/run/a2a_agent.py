@@ -370,6 +370,8 @@ async def _client_for(http: Any, url: str, failure: type[CrmbenchError] = AgentC
         card = await A2ACardResolver(http, url).get_agent_card()
     except AgentCardResolutionError as exc:
         raise failure(f"agent 'a2a:{url}': no A2A agent card: {_said(exc)}") from None
+    except Exception as exc:  # whatever the transport raised: no card there is the user's to fix
+        raise failure(f"agent 'a2a:{url}': no A2A agent card: {type(exc).__name__}: {_said(exc)}") from None
     if not card.name or not card.supported_interfaces:
         raise failure(f"agent 'a2a:{url}': its agent card has no name or no supportedInterfaces: not an A2A card")
     bindings = [TransportProtocol.JSONRPC, TransportProtocol.HTTP_JSON]

@@ -12,6 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+# httpcore: imported before any in-process run, never by one. pytester's in-process runs take the
+# modules a run imported out of sys.modules afterwards; httpx imports httpcore lazily and keeps a
+# map from the httpcore exception classes it saw first to its own. When that first import happened
+# inside a run, a later run imported a second httpcore whose ConnectError httpx no longer mapped,
+# and the raw httpcore error escaped every `except httpx.TransportError`.
+import httpcore  # noqa: F401
 import pytest
 
 from pytest_crmbench.core.spec import Task

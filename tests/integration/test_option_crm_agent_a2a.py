@@ -97,6 +97,4 @@ def test_a_url_with_no_a2a_agent_stops_the_run_once(mini_project: CrmProject, se
     nobody = f"http://127.0.0.1:{free_port()}"
     result = run(mini_project, server, f"a2a:{nobody}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(
-        [f"*--crm-agent: agent 'a2a:{nobody}': no A2A agent card: Network communication error*"]
-    )
+    result.stderr.fnmatch_lines([f"*--crm-agent: agent 'a2a:{nobody}': no A2A agent card: *"])

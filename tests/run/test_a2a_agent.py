@@ -488,6 +488,20 @@ def test_an_unreachable_url_or_a_page_that_is_no_agent_card_is_a_clear_error(
     assert (evidence.termination.detail or "").startswith(f"agent 'a2a:{nobody}': no A2A agent card:")
 
 
+def test_whatever_the_card_fetch_raises_is_a_clear_error_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    # In a long pytest process a raw httpcore.ConnectError once escaped the SDK's own handling and
+    # the start-up check crashed pytest (INTERNALERROR) instead of naming the URL.
+    from a2a.client import A2ACardResolver
+
+    async def broken(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise ConnectionResetError("the peer reset the connection")
+
+    monkeypatch.setattr(A2ACardResolver, "get_agent_card", broken)
+    assert check_url("a2a:http://127.0.0.1:9") == (
+        "agent 'a2a:http://127.0.0.1:9': no A2A agent card: ConnectionResetError: the peer reset the connection"
+    )
+
+
 def test_nothing_is_left_running_after_close(
     mini_tasks: dict[str, Task], mini_env_class: type[ToolEnvironment]
 ) -> None:
