@@ -1,0 +1,96 @@
+"""The project's own test suite, timed as ``.ci/run`` runs it, at one or more revisions back to back.
+
+Each revision is checked out into a temporary clone of this repository and its suite run there
+with this interpreter (the clone first on ``PYTHONPATH``, so its own ``pytest_crmbench`` is the one
+imported; the venv must hold every revision's test dependencies), Python's bytecode cache on as in
+``.ci/run``. One round is one run of each revision in turn; the report gives, per revision, the
+median wall and CPU (user + sys of the run's processes) and the tests pytest counted, and each
+revision's wall as a ratio of the first's, so the machine's load cancels as far as it can.
+
+Usage: ``python benchmarks/bench_suite.py [--rev REV[=COMMAND]]... [--rounds 1]``; the default is
+the working tree's HEAD with ``pytest -n auto -q``. ``REV=COMMAND`` runs another command at that
+revision (issue 25's baseline ran serially, as CI then did: ``--rev 1217e56='pytest -q'``). See
+docs/performance.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import resource
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_COMMAND = "pytest -n auto -q"
+COUNTED = re.compile(r"(\d+) passed")
+
+
+def checkout(rev: str, into: Path) -> Path:
+    subprocess.run(["git", "clone", "-q", str(REPO), str(into)], check=True)
+    subprocess.run(["git", "checkout", "-q", rev], cwd=into, check=True)
+    return into
+
+
+def timed_run(clone: Path, command: str) -> dict[str, float | int | str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPATH"] = str(clone)
+    env.setdefault("CI", "true")
+    argv = shlex.split(command)
+    if argv[0] == "pytest":
+        argv = [sys.executable, "-m", "pytest", *argv[1:]]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=clone, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    summary = [line for line in done.stdout.splitlines() if " passed" in line and " in " in line]
+    passed = COUNTED.search(summary[-1]) if summary else None
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "tests": int(passed.group(1)) if passed else 0,
+        "rc": done.returncode,
+        "summary": summary[-1].strip("= ") if summary else done.stdout[-300:],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rev", action="append", default=[], metavar="REV[=COMMAND]")
+    parser.add_argument("--rounds", type=int, default=1)
+    args = parser.parse_args()
+    wanted = [(r.partition("=")[0], r.partition("=")[2] or DEFAULT_COMMAND) for r in args.rev or ["HEAD"]]
+    print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    with tempfile.TemporaryDirectory(prefix="bench-suite-") as tmp:
+        clones = [checkout(rev, Path(tmp) / f"rev{i}") for i, (rev, _) in enumerate(wanted)]
+        runs: list[list[dict[str, float | int | str]]] = [[] for _ in wanted]
+        for _ in range(args.rounds):
+            for i, ((rev, command), clone) in enumerate(zip(wanted, clones, strict=True)):
+                result = timed_run(clone, command)
+                runs[i].append(result)
+                print(
+                    f"  {rev} `{command}`: {result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU, "
+                    f"rc {result['rc']}: {result['summary']}",
+                    flush=True,
+                )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    first = statistics.median(float(r["wall"]) for r in runs[0])
+    for (rev, command), results in zip(wanted, runs, strict=True):
+        wall = statistics.median(float(r["wall"]) for r in results)
+        cpu = statistics.median(float(r["cpu"]) for r in results)
+        print(
+            f"{rev} `{command}`: median {wall:.1f} s wall ({wall / first:.2f} of the first), {cpu:.1f} s CPU, "
+            f"{results[-1]['tests']} tests"
+        )
+
+
+if __name__ == "__main__":
+    main()
