@@ -8,7 +8,8 @@ median wall and CPU (user + sys of the run's processes) and the tests pytest cou
 revision's wall as a ratio of the first's, so the machine's load cancels as far as it can.
 
 Usage: ``python benchmarks/bench_suite.py [--rev REV[=COMMAND]]... [--rounds 1]``; the default is
-the working tree's HEAD with ``pytest -n auto -q``. ``REV=COMMAND`` runs another command at that
+the working tree's HEAD with ``pytest -n auto -q``; ``--no-bytecode`` runs every revision with
+``PYTHONDONTWRITEBYTECODE=1`` (what ``.ci/run`` ran under before it unset it). ``REV=COMMAND`` runs another command at that
 revision (issue 25's baseline ran serially, as CI then did: ``--rev 1217e56='pytest -q'``). See
 docs/performance.md.
 """
@@ -38,8 +39,10 @@ def checkout(rev: str, into: Path) -> Path:
     return into
 
 
-def timed_run(clone: Path, command: str) -> dict[str, float | int | str]:
+def timed_run(clone: Path, command: str, *, bytecode: bool = True) -> dict[str, float | int | str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    if not bytecode:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     env["PYTHONPATH"] = str(clone)
     env.setdefault("CI", "true")
     argv = shlex.split(command)
@@ -66,6 +69,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rev", action="append", default=[], metavar="REV[=COMMAND]")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="run with PYTHONDONTWRITEBYTECODE=1 (every process compiles from source, as this machine's default)",
+    )
     args = parser.parse_args()
     wanted = [(r.partition("=")[0], r.partition("=")[2] or DEFAULT_COMMAND) for r in args.rev or ["HEAD"]]
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
@@ -74,7 +82,7 @@ def main() -> None:
         runs: list[list[dict[str, float | int | str]]] = [[] for _ in wanted]
         for _ in range(args.rounds):
             for i, ((rev, command), clone) in enumerate(zip(wanted, clones, strict=True)):
-                result = timed_run(clone, command)
+                result = timed_run(clone, command, bytecode=not args.no_bytecode)
                 runs[i].append(result)
                 print(
                     f"  {rev} `{command}`: {result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU, "
