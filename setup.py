@@ -24,6 +24,9 @@ class BuildWithSuite(build_py):
         if getattr(self, "editable_mode", False):
             return
         target = Path(self.build_lib) / "pytest_crmbench" / "suite"
+        # setuptools reuses build/lib between builds: a task file or domain deleted since the last
+        # one would still ship (copytree only adds). The suite is copied whole, every time.
+        shutil.rmtree(target, ignore_errors=True)
         for name in SUITE:
             shutil.copytree(name, target / name, ignore=IGNORED, dirs_exist_ok=True)
 

@@ -68,15 +68,35 @@ def cache_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathF
     return Path(cache.mkdir("crmbench-wheel")) if cache is not None else tmp_path_factory.mktemp("wheel-cache")
 
 
+STALE_TASK_FILE = "pytest_crmbench/suite/tasks/deleted_since_the_last_build.yaml"
+"""Left in the build tree by an earlier build; a wheel must not ship it."""
+
+
+def build_tree(into: Path) -> Path:
+    """A copy of what the wheel is built from, with an earlier build's leftover in ``build/lib``:
+    setuptools builds in the source tree and reuses its ``build/`` (the checkout stays clean)."""
+    for name in SOURCES:
+        source = REPO / name
+        if source.is_file():
+            shutil.copy2(source, into / name)
+        else:
+            shutil.copytree(source, into / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    leftover = into / "build" / "lib" / STALE_TASK_FILE
+    leftover.parent.mkdir(parents=True)
+    leftover.write_text("- {id: gone}\n", encoding="utf-8")
+    return into
+
+
 @pytest.fixture(scope="session")
-def wheel(cache_dir: Path) -> Path:
+def wheel(cache_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = cache_dir / source_hash()
     for stale in cache_dir.iterdir():  # wheels of earlier sources: keep one, not one per edit
         if stale.is_dir() and stale != out and not stale.name.startswith("deps-"):
             shutil.rmtree(stale)
     built = sorted(out.glob("crmbench-*.whl"))
     if not built:
-        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(REPO)], REPO)
+        tree = build_tree(tmp_path_factory.mktemp("wheel-source"))
+        run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out), str(tree)], tree)
         built = sorted(out.glob("crmbench-*.whl"))
     assert len(built) == 1
     return built[0]
@@ -99,6 +119,7 @@ def test_the_wheel_is_ready_to_publish(wheel: Path) -> None:
     assert wheel.name == documented_wheel()  # the name README.md and docs/ci.md install
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
+        assert STALE_TASK_FILE not in names  # an earlier build's leftover does not ship
         info = next(n.rsplit("/", 1)[0] for n in names if n.endswith(".dist-info/METADATA"))
         metadata = Parser().parsestr(archive.read(f"{info}/METADATA").decode("utf-8"))
         license_text = archive.read(f"{info}/licenses/LICENSE").decode("utf-8")
