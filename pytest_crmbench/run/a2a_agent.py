@@ -49,6 +49,7 @@ from pytest_crmbench.core.errors import AgentConfigError, AgentError, AgentTimed
 from pytest_crmbench.core.evidence import Message
 from pytest_crmbench.run.episode import AgentContext, ToolBox
 from pytest_crmbench.run.isolation import reported_name, route_from
+from pytest_crmbench.run.mcp_tools import cancel_and_wait
 from pytest_crmbench.run.outside import OutsideAgent
 
 __all__ = ["A2A_PREFIX", "A2AAgent", "check_url", "is_a2a", "url_of"]
@@ -417,7 +418,4 @@ class _Loop:
 
 
 async def _cancel_left() -> None:
-    tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
-    for task in tasks:
-        task.cancel()
-    await asyncio.gather(*tasks, return_exceptions=True)
+    await cancel_and_wait(task for task in asyncio.all_tasks() if task is not asyncio.current_task())

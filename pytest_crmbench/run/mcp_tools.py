@@ -35,14 +35,14 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from pytest_crmbench.core.errors import AgentConfigError, HarnessError
 from pytest_crmbench.core.evidence import jsonable
 from pytest_crmbench.run.referee import ToolBox
 
-__all__ = ["EpisodeToolServer", "mcp_installed"]
+__all__ = ["EpisodeToolServer", "cancel_and_wait", "mcp_installed"]
 
 START_TIMEOUT_S = 20.0
 
@@ -109,7 +109,7 @@ class EpisodeToolServer:
                 loop.run_until_complete(server.serve(sockets=[sock]))
                 # What the server left running (sse-starlette's shutdown watcher) is cancelled and
                 # awaited, so no "Task was destroyed but it is pending" line is logged.
-                loop.run_until_complete(_cancel_left(asyncio.all_tasks(loop)))
+                loop.run_until_complete(cancel_and_wait(asyncio.all_tasks(loop)))
             finally:
                 with contextlib.suppress(Exception):
                     loop.close()
@@ -254,7 +254,9 @@ class EpisodeToolServer:
         return server.streamable_http_app(streamable_http_path=f"/mcp/{self._token}", host="127.0.0.1")
 
 
-async def _cancel_left(tasks: set[asyncio.Task[Any]]) -> None:
+async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]]) -> None:
+    """Cancel ``tasks`` and wait until each has ended (what a loop's owner does before closing it)."""
+    tasks = list(tasks)
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
