@@ -56,8 +56,8 @@ class ModelProxy:
         self._on_failure = on_failure
         self._token = secrets.token_urlsafe(24)
         self._lock = threading.Lock()
-        self._turn: int | None = None
         self._deadline: float | None = None
+        """The open turn's deadline; None between turns (requests are refused)."""
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
         self.refused = 0
@@ -79,13 +79,13 @@ class ModelProxy:
         self._thread.start()
         return self
 
-    def open_turn(self, turn: int, deadline: float) -> None:
+    def open_turn(self, deadline: float) -> None:
         with self._lock:
-            self._turn, self._deadline = turn, deadline
+            self._deadline = deadline
 
     def close_turn(self) -> None:
         with self._lock:
-            self._turn = None
+            self._deadline = None
 
     def stop(self) -> None:
         self.close_turn()
@@ -102,8 +102,8 @@ class ModelProxy:
     def answer(self, body: Any) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON body) for one chat-completions request."""
         with self._lock:
-            turn, deadline = self._turn, self._deadline
-        if turn is None:
+            deadline = self._deadline
+        if deadline is None:
             with self._lock:
                 self.refused += 1
             return 409, _error("refused: no user turn is open; the model is served only while the agent answers one")

@@ -103,7 +103,7 @@ class OutsideAgent(EndsEpisode):
         server = self._tools_server
         server.open_turn(tools)
         if self._proxy is not None:
-            self._proxy.open_turn(tools.turn, tools.deadline)
+            self._proxy.open_turn(tools.deadline)
         try:
             yield server
         finally:

@@ -53,11 +53,11 @@ def test_requests_reach_the_runs_model_and_are_counted(fake: FakeLLM) -> None:
     proxy, ledger = proxy_for(fake, failures)
     try:
         assert post(proxy.base_url, HI).status_code == 409  # no turn open: no model called
-        proxy.open_turn(0, time.monotonic() + 60)
+        proxy.open_turn(time.monotonic() + 60)
         answer = post(proxy.base_url, HI).json()
         streamed = post(proxy.base_url, {**HI, "stream": True})
         proxy.close_turn()
-        proxy.open_turn(1, time.monotonic() + 60)
+        proxy.open_turn(time.monotonic() + 60)
         post(proxy.base_url, HI)
         bad = [
             post(proxy.base_url, body).status_code for body in ({"messages": []}, [1], {"messages": [{"role": "x"}]})
@@ -84,7 +84,7 @@ def test_a_provider_outage_ends_the_episode_and_a_bad_request_does_not(fake: Fak
     failures: list[CrmbenchError] = []
     proxy, _ = proxy_for(fake, failures)
     try:
-        proxy.open_turn(0, time.monotonic() + 60)
+        proxy.open_turn(time.monotonic() + 60)
         fake.responder = lambda request: HttpError(400, "messages are malformed")
         refused = post(proxy.base_url, HI)
         assert (refused.status_code, failures) == (400, [])  # the agent's own request: its to handle
