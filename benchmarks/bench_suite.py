@@ -8,7 +8,7 @@ median wall and CPU (user + sys of the run's processes) and the tests pytest cou
 revision's wall as a ratio of the first's, so the machine's load cancels as far as it can.
 
 Usage: ``python benchmarks/bench_suite.py [--rev REV[=COMMAND]]... [--rounds 1]``; the default is
-the working tree's HEAD with ``pytest -n auto -q``; ``--no-bytecode`` runs every revision with
+the working tree's HEAD with ``pytest -n auto --dist worksteal -q``; ``--no-bytecode`` runs every revision with
 ``PYTHONDONTWRITEBYTECODE=1`` (what ``.ci/run`` ran under before it unset it). ``REV=COMMAND`` runs another command at that
 revision (issue 25's baseline ran serially, as CI then did: ``--rev 1217e56='pytest -q'``). See
 docs/performance.md.
@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_COMMAND = "pytest -n auto -q"
+DEFAULT_COMMAND = "pytest -n auto --dist worksteal -q"
 COUNTED = re.compile(r"(\d+) passed")
 
 
