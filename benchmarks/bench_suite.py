@@ -8,7 +8,7 @@ median wall and CPU (user + sys of the run's processes) and the tests pytest cou
 revision's wall as a ratio of the first's, so the machine's load cancels as far as it can.
 
 Usage: ``python benchmarks/bench_suite.py [--rev REV[=COMMAND]]... [--rounds 1]``; the default is
-the working tree's HEAD with ``pytest -n auto --dist worksteal -q``; ``--no-bytecode`` runs every revision with
+the working tree's HEAD with ``.ci/run``'s pytest command plus ``-q``; ``--no-bytecode`` runs every revision with
 ``PYTHONDONTWRITEBYTECODE=1`` (what ``.ci/run`` ran under before it unset it). ``REV=COMMAND`` runs another command at that
 revision (issue 25's baseline ran serially, as CI then did: ``--rev 1217e56='pytest -q'``). See
 docs/performance.md.
@@ -29,8 +29,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_COMMAND = "pytest -n auto --dist worksteal -q"
 COUNTED = re.compile(r"(\d+) passed")
+
+
+def ci_test_command() -> str:
+    """The pytest command ``.ci/run`` ends with (after the gate's ``&&``), quiet: the default timed."""
+    last = (REPO / ".ci" / "run").read_text(encoding="utf-8").rstrip().splitlines()[-1]
+    return last.rpartition("&& ")[2] + " -q"
 
 
 def checkout(rev: str, into: Path) -> Path:
@@ -75,7 +80,7 @@ def main() -> None:
         help="run with PYTHONDONTWRITEBYTECODE=1 (every process compiles from source, as this machine's default)",
     )
     args = parser.parse_args()
-    wanted = [(r.partition("=")[0], r.partition("=")[2] or DEFAULT_COMMAND) for r in args.rev or ["HEAD"]]
+    wanted = [(r.partition("=")[0], r.partition("=")[2] or ci_test_command()) for r in args.rev or ["HEAD"]]
     print(f"load average before: {os.getloadavg()[0]:.2f}", flush=True)
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as tmp:
         clones = [checkout(rev, Path(tmp) / f"rev{i}") for i, (rev, _) in enumerate(wanted)]

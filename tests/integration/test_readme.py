@@ -37,9 +37,9 @@ def test_exactly_two_set_up_commands_the_main_job_and_the_tests() -> None:
     assert len(blocks) == 2
     run, tests = (block.strip() for block in blocks)
     assert run.endswith("pip install -q -e . && pytest tasks/")
-    assert tests.endswith('pip install -q -e ".[test]" && crmbench validate --gold && pytest -n auto --dist worksteal')
-    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    assert ci.rstrip().endswith("crmbench validate --gold && pytest -n auto --dist worksteal")
+    command = "crmbench validate --gold && pytest -n auto --dist worksteal"
+    assert tests.endswith(f'pip install -q -e ".[test]" && {command}')
+    assert (REPO / ".ci" / "run").read_text(encoding="utf-8").rstrip().endswith(command)
 
 
 @pytest.mark.parametrize("name", ["README.md", *DOCS])
