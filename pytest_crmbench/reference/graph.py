@@ -8,6 +8,7 @@ task expects or forbids is exposed by some node.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -79,6 +80,14 @@ def load_graph(path: Path, *, display_path: str | None = None) -> CapabilityGrap
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise SpecErrors([SpecError(f"cannot read graph file: {exc}", file=shown)]) from None
+    return _parsed_graph(text, shown, path.name)
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed_graph(text: str, shown: str, file_name: str) -> CapabilityGraph:
+    """Keyed by the file's text: every episode of a run loads its domain's graph, and parsing it
+    again each time cost ~1.3 ms of the harness's own CPU per task (payments); an edited file
+    parses anew. The graph is frozen, so the episodes can share it."""
     data, root = parse_yaml(text, shown)
     if not isinstance(data, dict) or root is None:
         raise SpecErrors([SpecError("a graph file must be a YAML mapping (domain, prompt, nodes)", file=shown, line=1)])
@@ -86,11 +95,11 @@ def load_graph(path: Path, *, display_path: str | None = None) -> CapabilityGrap
         graph = CapabilityGraph.model_validate(data)
     except ValidationError as exc:
         raise SpecErrors(validation_errors(exc, root, shown)) from None
-    if graph.domain != path.stem:
+    if graph.domain != Path(file_name).stem:
         raise SpecErrors(
             [
                 SpecError(
-                    f"domain {graph.domain!r} does not match the file name {path.name}",
+                    f"domain {graph.domain!r} does not match the file name {file_name}",
                     file=shown,
                     line=1,
                     field="domain",

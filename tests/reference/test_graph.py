@@ -60,3 +60,19 @@ def test_malformed_graphs(tmp_path: Path, body: str, message: str) -> None:
 def test_find_graph(tmp_path: Path) -> None:
     assert find_graph([tmp_path, DATA / "agents"], "mini") == DATA / "agents" / "mini.yaml"
     assert find_graph([tmp_path], "mini") is None
+
+
+def test_a_graph_is_parsed_once_per_text(tmp_path: Path) -> None:
+    """Every episode loads its domain's graph: the same text gives the same (frozen) graph without
+    parsing again, an edited file is read anew, and a file's own name is still checked."""
+    path = write(tmp_path, "domain: mini\nprompt: first\n" + NODES)
+    first = load_graph(path)
+    assert load_graph(path) is first
+    path.write_text("domain: mini\nprompt: second\n" + NODES)
+    assert load_graph(path).prompt == "second"
+    path.write_text("domain: mini\nprompt: first\n" + NODES.replace("tools: [t]", "tools: [t"))
+    with pytest.raises(SpecErrors, match=r"mini\.yaml"):
+        load_graph(path)
+    elsewhere = write(tmp_path, "domain: mini\nprompt: first\n" + NODES, name="other.yaml")
+    with pytest.raises(SpecErrors, match=r"does not match the file name other\.yaml"):
+        load_graph(elsewhere)
