@@ -169,15 +169,25 @@ class Evidence(_Record):
         return [m.content for m in self.messages if m.role == "assistant"]
 
 
+_LEAVES = frozenset({str, int, float, bool, type(None)})
+
+
 def jsonable(value: Any) -> Any:
     """A JSON-safe copy: Decimal becomes its exact string, tuples become lists, keys become strings."""
-    if isinstance(value, Mapping):
+    # Exact built-in types by identity before the ABC checks: a finished episode's Evidence holds
+    # thousands of values, and the ``Mapping`` check each went through first cost 4.4 ms a task.
+    kind = type(value)
+    if kind in _LEAVES:
+        return value
+    if kind is Decimal:
+        return str(value)
+    if kind is dict or isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, Decimal):
         return str(value)
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if isinstance(value, (str, int, float, bool)):
         return value
     if isinstance(value, BaseModel):
         return jsonable(value.model_dump())
