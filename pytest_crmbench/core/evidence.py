@@ -183,7 +183,7 @@ def jsonable(value: Any) -> Any:
         return str(value)
     if kind is dict or isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
-    if kind is list or kind is tuple or isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, Decimal):
         return str(value)
