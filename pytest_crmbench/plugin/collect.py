@@ -197,8 +197,15 @@ def run_crm_task(
     crm_usage: UsageLedger,
     subtests: pytest.Subtests,
     request: pytest.FixtureRequest,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """The body of every task item."""
+    """The body of every task item.
+
+    ``capsys`` is held, not used: with it active, pytest's subtests do not start a capture of their
+    own for every check (two temporary files and four dup2s with ``--capture=fd``, 3 ms an item of
+    16 checks, ``benchmarks/bench_overhead.py``'s pytest floor). What the item prints still reaches
+    its report, as pytest keeps a test's output.
+    """
     item = request.node
     ahead = item.stash.get(played_key, None)
     if ahead is not None:
