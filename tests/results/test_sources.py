@@ -82,3 +82,17 @@ def test_a_broken_task_file_is_a_problem_not_a_crash(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["", "reply", "state[x] a.b", "param[] x"])
 def test_unknown_names_have_no_location(name: str, mini_tasks: dict[str, Task]) -> None:
     assert check_location(name, mini_tasks["mini_transfer_retry_01"].contract) is None
+
+
+def test_the_report_reuses_what_collection_parsed_and_reads_an_edited_file_anew(tmp_path: Path) -> None:
+    # A run's report and every live rewrite read the task files again: the same text is the same
+    # records (no second parse of a 96-task file), an edited file is read as it now is.
+    path = tmp_path / "mini.yaml"
+    path.write_text(MINI.read_text(encoding="utf-8"), encoding="utf-8")
+    first = load_sources([path], tmp_path).tasks["mini_balance_only_01"]
+    again = load_sources([path], tmp_path).tasks["mini_balance_only_01"]
+    assert again.task is first.task
+    path.write_text(path.read_text(encoding="utf-8").replace("id: mini_balance_only_01", "id: mini_balance_renamed"))
+    edited = load_sources([path], tmp_path).tasks
+    assert "mini_balance_only_01" not in edited and edited["mini_balance_renamed"].file == "mini.yaml"
+    assert edited["mini_balance_renamed"].line == first.line
