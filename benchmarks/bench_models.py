@@ -69,10 +69,11 @@ def timed(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> d
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait for it again
     # wait4 covers the process itself; xdist workers are its children and report via RUSAGE_CHILDREN
     # only after being waited for by it, which pytest-xdist does.
     cpu = usage.ru_utime + usage.ru_stime
-    return {"wall": wall, "cpu": cpu, "rss_mib": usage.ru_maxrss / 1024, "status": os.waitstatus_to_exitcode(status)}
+    return {"wall": wall, "cpu": cpu, "rss_mib": usage.ru_maxrss / 1024, "status": process.returncode}
 
 
 @contextmanager

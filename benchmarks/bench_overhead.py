@@ -12,6 +12,13 @@ Reported: both marginals, crmbench's own share (the difference; the goal is at m
 16-way) and what that share is of an episode's wall time at ``--latency-goal`` (1 s) provider
 latency (the goal is under 1 %): an episode waits for each of its requests in turn.
 
+Two lines say where the share goes. The crmbench run's marginal split by thread: pytest's main
+loop (items, their checks, result records, traces, the report) and the episode threads (agent,
+user, judge, tools, grading, and litellm itself), read by ``cpu_probe.py``. And pytest's own floor:
+the same number of items, each with the run's mean number of checks as passing subtests and
+nothing else (``-p no:crmbench``), as its marginal CPU per item over the run's requests per task:
+what one item per task and one sub-assertion per check cost before crmbench does anything.
+
 Usage: ``python benchmarks/bench_overhead.py [--tasks 32] [--concurrency 16] [--latency 0.05]
 [--rounds 3]``. See docs/performance.md.
 """
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -29,6 +37,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_models import REPO, build_project, crmbench_command, fake_server, timed
+from cpu_probe import PROBE
+
+HERE = Path(__file__).resolve().parent
+QUIET_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider")
 
 FORWARDED = ("messages", "tools", "tool_choice", "response_format", "temperature", "seed", "max_tokens")
 """The request body's fields a caller passes to ``litellm.completion`` (the rest litellm adds)."""
@@ -74,19 +86,41 @@ def replay(base_url: str, bodies: Path, concurrency: int) -> None:
         list(pool.map(call, requests[1:]))
 
 
+FLOOR_TEST = """
+import pytest
+
+
+@pytest.mark.parametrize("item", range({items}))
+def test_item(item, subtests, capsys):
+    for check in range({checks}):
+        with subtests.test(msg=f"check {{check}}"):
+            pass
+"""
+"""pytest alone: an item per task and a passing subtest per check, holding capsys as a task item does."""
+
+
 def measure(root: Path, latency: float, concurrency: int) -> dict[str, float]:
     """CPU and requests of one crmbench run and of its bare replay."""
     dump = root / "bodies.jsonl"
     entry = [sys.executable, __file__]
+    probe = root / "cpu_probe.json"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     with _server(latency, dump) as (url, served):
-        crm = timed(crmbench_command(url, concurrency, xdist=False), root)
+        crm = timed(
+            [*crmbench_command(url, concurrency, xdist=False), "-p", "cpu_probe"], root, env={**env, PROBE: str(probe)}
+        )
     assert crm["status"] in (0, 1), f"the crmbench run exited {crm['status']}"
+    threads = json.loads(probe.read_text(encoding="utf-8"))
     with _server(latency, root / "replayed.jsonl") as (url, replayed):
         bare = timed([*entry, "--replay", url, str(dump), str(concurrency)], root)
     assert bare["status"] == 0, "the bare replay failed"
     return {
         "crm_cpu": crm["cpu"],
+        "main_cpu": threads["main"],
+        "episodes_cpu": threads["process"] - threads["main"],
         "crm_requests": served["requests"],
+        "main_requests": served["requests"],
+        "episodes_requests": served["requests"],
         "bare_cpu": bare["cpu"],
         "bare_requests": replayed["requests"],
     }
@@ -94,6 +128,26 @@ def measure(root: Path, latency: float, concurrency: int) -> dict[str, float]:
 
 def _server(latency: float, dump: Path) -> Any:
     return fake_server(latency, entry=__file__, extra=["--dump", str(dump)])
+
+
+def checks_per_task(root: Path) -> float:
+    """The mean number of checks (sub-assertions) per result in the run directory under ``root``."""
+    counts = [
+        len(json.loads(line)["checks"])
+        for results in root.glob("crm-runs/*/results.jsonl")
+        for line in results.read_text(encoding="utf-8").splitlines()
+    ]
+    return statistics.fmean(counts)
+
+
+def floor_cpu(root: Path, items: int, checks: int) -> float:
+    """CPU of a pytest run of ``items`` items with ``checks`` passing subtests each (crmbench not loaded)."""
+    root.mkdir(exist_ok=True)
+    (root / "test_floor.py").write_text(FLOOR_TEST.format(items=items, checks=checks), encoding="utf-8")
+    (root / "pyproject.toml").write_text("[tool.pytest]\n", encoding="utf-8")
+    run = timed([sys.executable, "-m", "pytest", "-q", *QUIET_PLUGINS, "-p", "no:crmbench", "test_floor.py"], root)
+    assert run["status"] == 0, f"the pytest floor run exited {run['status']}"
+    return run["cpu"]
 
 
 def marginal(small: dict[str, float], large: dict[str, float], kind: str) -> float:
@@ -127,25 +181,55 @@ def main(argv: list[str] | None = None) -> int:
             roots[tasks] = Path(tmp) / f"suite{tasks}"
             roots[tasks].mkdir()
             build_project(roots[tasks], tasks)
+        checks = 0
         for _ in range(args.rounds):  # interleaved, so load on the machine hits both sizes alike
             small, large = (measure(roots[n], args.latency, args.concurrency) for n in (args.tasks, 2 * args.tasks))
-            rows.append((marginal(small, large, "crm"), marginal(small, large, "bare"), large["crm_requests"]))
-    crm = statistics.median(r[0] for r in rows)
-    bare = statistics.median(r[1] for r in rows)
-    own = statistics.median(r[0] - r[1] for r in rows)
-    print(f"{args.concurrency}-way, {args.tasks} and {2 * args.tasks} tasks ({rows[0][2]} requests at the larger):")
+            checks = checks or round(checks_per_task(roots[args.tasks]))
+            per_task = (large["crm_requests"] - small["crm_requests"]) / args.tasks
+            floor_small, floor_large = (
+                floor_cpu(Path(tmp) / f"floor{n}", n, checks) for n in (args.tasks, 2 * args.tasks)
+            )
+            rows.append(
+                {
+                    "crm": marginal(small, large, "crm"),
+                    "bare": marginal(small, large, "bare"),
+                    "main": marginal(small, large, "main"),
+                    "episodes": marginal(small, large, "episodes"),
+                    "floor": 1000 * (floor_large - floor_small) / args.tasks / per_task,
+                    "requests": large["crm_requests"],
+                }
+            )
+    for row in rows:
+        row["own"] = row["crm"] - row["bare"]
+        row["beyond"] = row["own"] - row["floor"]
+    print(
+        f"{args.concurrency}-way, {args.tasks} and {2 * args.tasks} tasks ({rows[0]['requests']:g} requests at the"
+        f" larger, {checks} checks a task):"
+    )
     print("| marginal CPU per request | median | rounds |")
     print("|---|---|---|")
-    print(f"| crmbench model run | {crm:.2f} ms | {', '.join(f'{r[0]:.2f}' for r in rows)} |")
-    print(f"| bare litellm.completion, same requests | {bare:.2f} ms | {', '.join(f'{r[1]:.2f}' for r in rows)} |")
-    print(
-        f"| crmbench's own share (goal: at most 1 ms) | {own:.2f} ms | {', '.join(f'{r[0] - r[1]:.2f}' for r in rows)} |"
-    )
+    for key, label in LINES:
+        print(
+            f"| {label} | {statistics.median(r[key] for r in rows):.2f} ms | {', '.join(f'{r[key]:.2f}' for r in rows)} |"
+        )
+    own = statistics.median(r["own"] for r in rows)
+    crm = statistics.median(r["crm"] for r in rows)
     print(
         f"own share of an episode's wall at {args.latency_goal:g} s latency: {own / (10 * args.latency_goal):.3f} % "
         f"(goal: under 1 %); with litellm's own CPU: {crm / (10 * args.latency_goal):.3f} %"
     )
     return 0
+
+
+LINES = (
+    ("crm", "crmbench model run"),
+    ("main", "  of it pytest's main loop (items, checks, records, traces, report)"),
+    ("episodes", "  of it the episode threads (agent, user, judge, tools, grading, litellm)"),
+    ("bare", "bare litellm.completion, same requests"),
+    ("own", "crmbench's own share (goal: at most 1 ms)"),
+    ("floor", "  of it pytest's floor (an item a task, a subtest a check)"),
+    ("beyond", "  beyond pytest's floor"),
+)
 
 
 if __name__ == "__main__":

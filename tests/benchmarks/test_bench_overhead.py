@@ -1,0 +1,61 @@
+"""benchmarks/bench_overhead.py's parts: pytest's floor runs what it says, the probe splits CPU by thread."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def load_script() -> ModuleType:
+    sys.path.insert(0, str(BENCHMARKS))
+    spec = importlib.util.spec_from_file_location("bench_overhead", BENCHMARKS / "bench_overhead.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+bench = load_script()
+
+
+def pytest_in(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pytest", "-q", *bench.QUIET_PLUGINS, *args]
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, env=env, check=False)
+
+
+def test_the_floor_is_an_item_per_task_and_a_passing_subtest_per_check(tmp_path: Path) -> None:
+    assert bench.floor_cpu(tmp_path, 3, 4) > 0
+    run = pytest_in(tmp_path, "-p", "no:crmbench", "test_floor.py")
+    assert run.returncode == 0, run.stdout
+    assert "3 passed, 12 subtests passed" in run.stdout, run.stdout
+    assert "crmbench" not in run.stdout
+
+
+def test_checks_per_task_is_the_mean_over_the_run_directory(tmp_path: Path) -> None:
+    results = tmp_path / "crm-runs" / "20261203T000000Z-x" / "results.jsonl"
+    results.parent.mkdir(parents=True)
+    results.write_text("\n".join(json.dumps({"checks": [{}] * n}) for n in (3, 5, 7)) + "\n", encoding="utf-8")
+    assert bench.checks_per_task(tmp_path) == 5
+
+
+def test_the_probe_writes_the_main_threads_cpu_within_the_process(tmp_path: Path) -> None:
+    (tmp_path / "test_spin.py").write_text(
+        "import threading\n\n"
+        "def spin():\n    sum(i * i for i in range(3_000_000))\n\n"
+        "def test_spin():\n    worker = threading.Thread(target=spin)\n    worker.start()\n    worker.join()\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "probe.json"
+    env = {**os.environ, "PYTHONPATH": str(BENCHMARKS), bench.PROBE: str(out)}
+    run = pytest_in(tmp_path, "-p", "no:crmbench", "-p", "cpu_probe", "test_spin.py", env=env)
+    assert run.returncode == 0, run.stdout
+    cpu = json.loads(out.read_text(encoding="utf-8"))
+    # The spinning thread's CPU is the process's, not the main thread's.
+    assert 0 < cpu["main"] < cpu["process"] - 0.05, cpu
