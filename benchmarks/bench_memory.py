@@ -14,13 +14,20 @@ tasks. ``--tasks N`` keeps the task set fixed instead (a release's 555 tasks, mo
 runs play the same N tasks, ``episodes / N`` trials each, so the ratio counts only what grows
 with episodes.
 
+``--workers N`` runs under xdist (``-n N``) and reports, besides the whole tree's peak, the
+controller's own peak and the largest worker's, each process's ``ru_maxrss`` as
+``process_probe.py`` writes it: the goal counts what an episode keeps on the worker that played it,
+and the controller keeps a summary of every result.
+
 Usage: ``python benchmarks/bench_memory.py [--episodes 500 5000] [--trials 5 | --tasks 100]
-[--rounds 3] [--no-html]``. See docs/performance.md.
+[--rounds 3] [--no-html] [--workers N]``. See docs/performance.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import statistics
 import sys
 import tempfile
@@ -32,6 +39,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_models  # a sibling script, not a package
+from process_probe import PROBE
 
 REPO = bench_models.REPO
 
@@ -52,8 +60,10 @@ def build_project(root: Path, tasks: int) -> None:
     (root / "pyproject.toml").write_text("[tool.pytest]\nstrict = true\n")
 
 
-def run(root: Path, trials: int, html: bool, extra: list[str]) -> dict[str, Any]:
+def run(root: Path, trials: int, html: bool, extra: list[str], workers: int = 0) -> dict[str, Any]:
     run_dir = root / "runs" / f"run{time.monotonic_ns()}"
+    probe = run_dir.with_name(run_dir.name + ".probe")
+    parallel = ["-n", str(workers), "-p", "process_probe"] if workers else []
     command = [
         sys.executable,
         "-m",
@@ -68,13 +78,20 @@ def run(root: Path, trials: int, html: bool, extra: list[str]) -> dict[str, Any]
         f"--crm-trials={trials}",
         f"--crm-run-dir={run_dir}",
         f"--crm-html={'yes' if html else 'no'}",
+        *parallel,
         *extra,
     ]
-    figures = bench_models.timed(command, root)
+    here = str(Path(__file__).resolve().parent)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]), PROBE: str(probe)}
+    figures = bench_models.timed(command, root, env=env if workers else None)
     if figures["status"] != 0:
         raise SystemExit(f"pytest exited {figures['status']}: {' '.join(command)} in {root}")
     results = (run_dir / "results.jsonl").read_text().count("\n")
     figures["episodes"] = results
+    if workers:
+        peaks = {f.name: json.loads(f.read_text())["rss_kib"] / 1024 for f in probe.parent.glob(probe.name + "*")}
+        figures["controller_mib"] = peaks.pop(probe.name)
+        figures["worker_mib"] = max(peaks.values())
     return figures
 
 
@@ -85,6 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tasks", type=int, help="a fixed task count for both lengths (trials = episodes / tasks)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-html", action="store_true", help="--crm-html=no: leave report.html out")
+    parser.add_argument("--workers", type=int, default=0, help="run under xdist with N workers (-n N)")
     parser.add_argument("pytest_args", nargs="*", help="extra pytest arguments (after --)")
     args = parser.parse_args(argv)
     samples: dict[int, list[dict[str, Any]]] = {n: [] for n in args.episodes}
@@ -97,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             build_project(roots[episodes], episodes // trials[episodes])
         for _ in range(args.rounds):  # interleaved, so load on the machine hits both lengths alike
             for episodes in args.episodes:
-                samples[episodes].append(run(roots[episodes], trials[episodes], not args.no_html, args.pytest_args))
+                samples[episodes].append(
+                    run(roots[episodes], trials[episodes], not args.no_html, args.pytest_args, args.workers)
+                )
     print("| episodes | wall s | CPU s | peak RSS MiB (median) | min-max |")
     print("|---|---|---|---|---|")
     peaks = {}
@@ -114,6 +134,15 @@ def main(argv: list[str] | None = None) -> int:
     # in under 2 GiB); the slope between the two lengths, so start-up and the task set cancel out.
     per_episode = (peaks[long] - peaks[short]) * 1024 / (long - short)
     print(f"retained per finished episode: {per_episode:.1f} KiB (goal: at most 16 KiB)")
+    if args.workers:
+        # Each worker plays its share of the episodes; the controller hears of all of them.
+        for key, label, share in (
+            ("worker_mib", "the largest worker", args.workers),
+            ("controller_mib", "the controller", 1),
+        ):
+            low, high = (statistics.median(r[key] for r in samples[n]) for n in (short, long))
+            kib = (high - low) * 1024 / ((long - short) / share)
+            print(f"{label}: peak {low:.0f} -> {high:.0f} MiB, {kib:.1f} KiB per episode it played or recorded")
     return 0
 
 

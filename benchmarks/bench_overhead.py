@@ -12,9 +12,10 @@ Reported: both marginals, crmbench's own share (the difference; the goal is at m
 16-way) and what that share is of an episode's wall time at ``--latency-goal`` (1 s) provider
 latency (the goal is under 1 %): an episode waits for each of its requests in turn.
 
-Two lines say where the share goes. The crmbench run's marginal split by thread: pytest's main
-loop (items, their checks, result records, traces, the report) and the episode threads (agent,
-user, judge, tools, grading, and litellm itself), read by ``cpu_probe.py``. And pytest's own floor:
+Indented lines say where the CPU goes. The crmbench run's marginal split by thread
+(``process_probe.py``): pytest's main loop (items, their checks, result records, traces, the
+report), the episode threads outside litellm (agent, user, judge, tools, grading) and the episode
+threads inside ``litellm.completion``. And pytest's own floor:
 the same number of items, each with the run's mean number of checks as passing subtests and
 nothing else (``-p no:crmbench``), as its marginal CPU per item over the run's requests per task:
 what one item per task and one sub-assertion per check cost before crmbench does anything.
@@ -37,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_models import REPO, build_project, crmbench_command, fake_server, timed
-from cpu_probe import PROBE
+from process_probe import PROBE, PROBE_LITELLM
 
 HERE = Path(__file__).resolve().parent
 QUIET_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider")
@@ -103,11 +104,13 @@ def measure(root: Path, latency: float, concurrency: int) -> dict[str, float]:
     """CPU and requests of one crmbench run and of its bare replay."""
     dump = root / "bodies.jsonl"
     entry = [sys.executable, __file__]
-    probe = root / "cpu_probe.json"
+    probe = root / "probe.json"
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     with _server(latency, dump) as (url, served):
         crm = timed(
-            [*crmbench_command(url, concurrency, xdist=False), "-p", "cpu_probe"], root, env={**env, PROBE: str(probe)}
+            [*crmbench_command(url, concurrency, xdist=False), "-p", "process_probe"],
+            root,
+            env={**env, PROBE: str(probe), PROBE_LITELLM: "1"},
         )
     assert crm["status"] in (0, 1), f"the crmbench run exited {crm['status']}"
     threads = json.loads(probe.read_text(encoding="utf-8"))
@@ -117,10 +120,12 @@ def measure(root: Path, latency: float, concurrency: int) -> dict[str, float]:
     return {
         "crm_cpu": crm["cpu"],
         "main_cpu": threads["main"],
-        "episodes_cpu": threads["process"] - threads["main"],
+        "episodes_cpu": threads["process"] - threads["main"] - threads["litellm"],
+        "litellm_cpu": threads["litellm"],
         "crm_requests": served["requests"],
         "main_requests": served["requests"],
         "episodes_requests": served["requests"],
+        "litellm_requests": served["requests"],
         "bare_cpu": bare["cpu"],
         "bare_requests": replayed["requests"],
     }
@@ -195,6 +200,7 @@ def main(argv: list[str] | None = None) -> int:
                     "bare": marginal(small, large, "bare"),
                     "main": marginal(small, large, "main"),
                     "episodes": marginal(small, large, "episodes"),
+                    "litellm": marginal(small, large, "litellm"),
                     "floor": 1000 * (floor_large - floor_small) / args.tasks / per_task,
                     "requests": large["crm_requests"],
                 }
@@ -224,7 +230,8 @@ def main(argv: list[str] | None = None) -> int:
 LINES = (
     ("crm", "crmbench model run"),
     ("main", "  of it pytest's main loop (items, checks, records, traces, report)"),
-    ("episodes", "  of it the episode threads (agent, user, judge, tools, grading, litellm)"),
+    ("episodes", "  of it the episode threads outside litellm (agent, user, judge, tools, grading)"),
+    ("litellm", "  of it inside litellm.completion (the episode threads)"),
     ("bare", "bare litellm.completion, same requests"),
     ("own", "crmbench's own share (goal: at most 1 ms)"),
     ("floor", "  of it pytest's floor (an item a task, a subtest a check)"),

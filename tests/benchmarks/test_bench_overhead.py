@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -23,6 +24,11 @@ def load_script() -> ModuleType:
 
 
 bench = load_script()
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment for a pytest of its own: not an xdist worker, whatever this one is."""
+    return {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, **extra}
 
 
 def pytest_in(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -53,9 +59,36 @@ def test_the_probe_writes_the_main_threads_cpu_within_the_process(tmp_path: Path
         encoding="utf-8",
     )
     out = tmp_path / "probe.json"
-    env = {**os.environ, "PYTHONPATH": str(BENCHMARKS), bench.PROBE: str(out)}
-    run = pytest_in(tmp_path, "-p", "no:crmbench", "-p", "cpu_probe", "test_spin.py", env=env)
+    env = clean_env(PYTHONPATH=str(BENCHMARKS), **{bench.PROBE: str(out)})
+    run = pytest_in(tmp_path, "-p", "no:crmbench", "-p", "process_probe", "test_spin.py", env=env)
     assert run.returncode == 0, run.stdout
     cpu = json.loads(out.read_text(encoding="utf-8"))
     # The spinning thread's CPU is the process's, not the main thread's.
     assert 0 < cpu["main"] < cpu["process"] - 0.05, cpu
+    assert cpu["litellm"] == 0 and cpu["rss_kib"] > 10_000
+
+
+def test_an_xdist_worker_writes_its_own_probe_file(tmp_path: Path) -> None:
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    out = tmp_path / "probe.json"
+    env = clean_env(PYTHONPATH=str(BENCHMARKS), **{bench.PROBE: str(out)})
+    run = pytest_in(tmp_path, "-p", "no:crmbench", "-p", "process_probe", "-n", "1", "test_one.py", env=env)
+    assert run.returncode == 0, run.stdout
+    controller, worker = (json.loads(f.read_text(encoding="utf-8")) for f in (out, tmp_path / "probe.json.gw0"))
+    assert controller.keys() == worker.keys() >= {"main", "process", "rss_kib"}
+
+
+def test_the_time_inside_a_wrapped_completion_is_counted_by_thread_kind() -> None:
+    import process_probe
+
+    def completion(n: int) -> int:
+        return sum(i * i for i in range(n))
+
+    before = dict(process_probe._inside_litellm)
+    timed = process_probe._timed(completion)
+    worker = threading.Thread(target=timed, args=(2_000_000,))
+    worker.start()
+    worker.join()
+    assert timed(10) == completion(10)
+    spent = {k: process_probe._inside_litellm[k] - before[k] for k in before}
+    assert spent["pool"] > 0.01 and 0 <= spent["main"] < spent["pool"], spent
