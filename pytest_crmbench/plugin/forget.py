@@ -15,15 +15,23 @@ equal one, and the subtest reports of a check share one context with every trial
 makes an equal copy for each report: a subtest report is even rebuilt from its JSON). Only equal
 values are shared, immutable ones but for the keywords mapping, and only after every other
 ``pytest_runtest_logreport`` hook has seen the report.
+
+Under xdist the controller keeps a report rebuilt from each worker's message, every string of it
+a fresh copy: its outcome, phase, report type, worker id and run id are interned, its outcome
+property is one shared entry per outcome, and a subtest report's raw context (the JSON it was
+rebuilt from, kept beside the ``context`` made of it) is dropped. That was about 13 KiB of the
+29 KiB a controller kept per episode (``benchmarks/bench_memory.py --workers 1``).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeVar
 
 import pytest
 
+from pytest_crmbench.plugin.collect import OUTCOME_PROPERTY
 from pytest_crmbench.plugin.stash import evidence_key, played_key, verdict_key
 from pytest_crmbench.results.records import RESULT_PROPERTY, TRACE_PROPERTY
 
@@ -55,6 +63,8 @@ class ForgetFinished:
         self._shared: dict[str, dict[str, dict[object, object]]] = {}
         # Subtest contexts by value; frozen dataclasses, and every trial of a task has the same.
         self._contexts: dict[object, object] = {}
+        # The outcome property's entries, one per outcome (a handful for the whole run).
+        self._outcomes: dict[tuple[str, str], tuple[str, str]] = {}
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
@@ -90,8 +100,21 @@ class ForgetFinished:
             _share(report, name, shared.setdefault(name, {}), _hashable)
         # A subtest report's (msg, kwargs): the same for a check in every trial of its task.
         _share(report, "context", self._contexts, _context_key)
+        fields = vars(report)
+        for name in INTERNED_ATTRIBUTES:
+            if type(fields.get(name)) is str:
+                fields[name] = sys.intern(fields[name])
+        if "context" in fields:
+            fields.pop(RAW_SUBTEST_CONTEXT, None)
+        if report.user_properties:
+            report.user_properties = [self._outcome_entry(entry) for entry in report.user_properties]
         if report.when == "teardown":  # the item's last report
             del self._shared[report.nodeid]
+
+    def _outcome_entry(self, entry: Any) -> Any:
+        if type(entry) is tuple and len(entry) == 2 and entry[0] == OUTCOME_PROPERTY and type(entry[1]) is str:
+            return self._outcomes.setdefault(entry, entry)
+        return entry
 
 
 def _share(report: pytest.TestReport, name: str, kept: dict[object, object], key: Callable[[Any], object]) -> None:
@@ -106,6 +129,12 @@ def _share(report: pytest.TestReport, name: str, kept: dict[object, object], key
     if first is not value:
         setattr(report, name, first)
 
+
+INTERNED_ATTRIBUTES = ("outcome", "when", "$report_type", "_report_type", "worker_id", "testrun_uid")
+"""Strings equal on most reports of a run; a report rebuilt from a worker's message has its own copies."""
+
+RAW_SUBTEST_CONTEXT = "_subtest.context"
+"""What pytest rebuilds a subtest report's ``context`` from, and then also keeps (pytest 9)."""
 
 SHARED_ATTRIBUTES = ("keywords", "location", "_id")
 """Equal on the reports of an item. ``_id`` is pytest 9's parsed node id (frozen; ``nodeid`` is

@@ -6,6 +6,9 @@ from typing import Any
 
 import pytest
 
+# pytest 9 builds a subtest report's context from this; it exports the report, not the context.
+from _pytest.subtests import SubtestContext
+
 from pytest_crmbench.plugin.forget import ForgetFinished
 
 
@@ -39,3 +42,45 @@ def test_a_different_or_unhashable_value_is_left_as_it_is() -> None:
     assert other.location == ("b", 2, "y") and other.location is not first.location
     assert odd.location == list(first.location)  # a list cannot be a key: kept, no error
     assert isinstance(odd.location, list)
+
+
+def rebuilt(original: pytest.TestReport) -> pytest.TestReport:
+    """The report as an xdist controller holds it: rebuilt from the worker's message, every string a copy."""
+    data = original._to_json()
+    copied = {k: (v.encode().decode() if isinstance(v, str) else v) for k, v in data.items()}
+    # What xdist adds: the report's type (its serialisation hook), the worker and the run.
+    copied["$report_type"] = type(original).__name__.encode().decode()
+    copied["worker_id"], copied["testrun_uid"] = b"gw0".decode(), b"5a43b1f5f3854cdda88a".decode()
+    copied["user_properties"] = [
+        (name.encode().decode(), value.encode().decode()) for name, value in data["user_properties"]
+    ]
+    return type(original)._from_json(copied)
+
+
+def test_a_controllers_rebuilt_reports_share_their_strings_and_outcome_entry() -> None:
+    forget = ForgetFinished()
+    reports = []
+    for number in range(2):
+        original = pytest.TestReport(f"tasks/t.yaml::task{number}", ("t", 1, "x"), {}, "passed", None, "call")
+        original.user_properties = [("crm_outcome", "success"), ("mine", "kept")]
+        reports.append(rebuilt(original))
+    first, second = reports
+    assert first.outcome is not second.outcome  # fresh copies, as execnet makes them
+    for each in reports:
+        forget.pytest_runtest_logreport(each)
+    for name in ("outcome", "when", "worker_id", "testrun_uid", "$report_type"):
+        assert getattr(first, name) is getattr(second, name), name
+    assert first.user_properties[0] is second.user_properties[0]
+    assert first.user_properties == second.user_properties == [("crm_outcome", "success"), ("mine", "kept")]
+
+
+def test_a_rebuilt_subtest_report_keeps_its_context_not_the_json_it_came_from() -> None:
+    forget = ForgetFinished()
+    call = pytest.TestReport("tasks/t.yaml::task", ("t", 1, "x"), {}, "passed", None, "call")
+    subtest = pytest.SubtestReport._new(call, SubtestContext(msg="state[0] x", kwargs={}), None, None)
+    again = pytest.SubtestReport._from_json(subtest._to_json())
+    assert "_subtest.context" in vars(again)
+    forget.pytest_runtest_logreport(again)
+    assert "_subtest.context" not in vars(again)
+    assert again.context == SubtestContext(msg="state[0] x", kwargs={})
+    assert pytest.SubtestReport._from_json(again._to_json()).context == again.context  # still serialisable
