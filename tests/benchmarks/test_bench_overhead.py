@@ -2,28 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
-from types import ModuleType
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.benchmarks.scripts import BENCHMARKS, load_script
 
-
-def load_script() -> ModuleType:
-    sys.path.insert(0, str(BENCHMARKS))
-    spec = importlib.util.spec_from_file_location("bench_overhead", BENCHMARKS / "bench_overhead.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = load_script()
+bench = load_script("bench_overhead")
 
 
 def clean_env(**extra: str) -> dict[str, str]:
