@@ -61,10 +61,17 @@ def crm_seed(crm_task: Task, crm_settings: RunSettings, request: pytest.FixtureR
 
 
 @pytest.fixture
-def crm_env(crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int) -> ToolEnvironment:
-    """A freshly reset environment: the domain default with the task's override merged in."""
+def crm_env(
+    crm_env_class: type[ToolEnvironment], crm_task: Task, crm_seed: int, request: pytest.FixtureRequest
+) -> ToolEnvironment:
+    """A freshly reset environment: the domain default with the task's override merged in.
+
+    Under ``--crm-concurrency`` an item played ahead gets the environment its episode ran on
+    (in its final state, as an inline item's is once its episode ran), not a second one.
+    """
     try:
-        return crm_env_class(crm_task.initial_state, seed=crm_seed)
+        played = _played_ahead(request)  # its pool thread built the environment the same way
+        return played.env if played is not None else crm_env_class(crm_task.initial_state, seed=crm_seed)
     except StateError as exc:  # a seed or override the state model refuses: the task's data, one line
         pytest.fail(f"task {crm_task.id!r}: {exc}", pytrace=False)
 
@@ -90,24 +97,34 @@ def crm_agent(
     Under ``--crm-concurrency`` the agent that already played the item ahead of time (built once,
     in a pool thread) is returned rather than building a second one.
     """
-    ahead: Future[Played] | None = request.node.stash.get(played_key, None)
-    if ahead is not None:
-        return ahead.result().agent
+    played = _played_ahead(request)
+    if played is not None:
+        return played.agent
     return make_agent(pytestconfig, crm_settings, crm_task, crm_env_class, crm_seed, crm_usage)
 
 
 @pytest.fixture
-def crm_user(crm_task: Task, crm_settings: RunSettings, crm_seed: int, crm_usage: UsageLedger) -> User:
+def crm_user(
+    crm_task: Task, crm_settings: RunSettings, crm_seed: int, crm_usage: UsageLedger, request: pytest.FixtureRequest
+) -> User:
     """The user side: the model simulator with a user model (--crm-user-model), else a scripted
-    user that says the opening line."""
-    return make_user(crm_settings, crm_task, crm_seed, crm_usage)
+    user that says the opening line (played ahead: the one that played)."""
+    played = _played_ahead(request)
+    return played.user if played is not None else make_user(crm_settings, crm_task, crm_seed, crm_usage)
 
 
 @pytest.fixture
-def crm_judge(crm_settings: RunSettings, crm_usage: UsageLedger) -> ReplyJudge:
+def crm_judge(crm_settings: RunSettings, crm_usage: UsageLedger, request: pytest.FixtureRequest) -> ReplyJudge:
     """Grades reply criteria with the judge model (--crm-judge-model). Without one, every criterion
-    is 'not judged' (never a pass)."""
-    return make_judge(crm_settings, crm_usage)
+    is 'not judged' (never a pass). Played ahead: the one that judged."""
+    played = _played_ahead(request)
+    return played.judge if played is not None else make_judge(crm_settings, crm_usage)
+
+
+def _played_ahead(request: pytest.FixtureRequest) -> Played | None:
+    """The item's episode when ``--crm-concurrency`` played it ahead (waiting for it to finish)."""
+    ahead: Future[Played] | None = request.node.stash.get(played_key, None)
+    return ahead.result() if ahead is not None else None
 
 
 # -- the builders behind the fixtures (also used by --crm-concurrency's run-ahead) ------------------

@@ -23,6 +23,11 @@ class Played:
     agent: Agent
     latency_s: float
     """Wall time of the episode itself (not of waiting for it), for result records."""
+    env: ToolEnvironment
+    """The environment the episode ran on, in its final state; with the user and the judge, what
+    the item's fixtures return when the episode was played ahead of it."""
+    user: User
+    judge: ReplyJudge
 
 
 def play(
@@ -51,4 +56,4 @@ def play(
     latency_s = time.monotonic() - started
     verdict = grade(task, evidence, judge)
     verdict.judge_usage = usage.get("judge")
-    return Played(evidence, verdict, agent, latency_s)
+    return Played(evidence, verdict, agent, latency_s, env, user, judge)

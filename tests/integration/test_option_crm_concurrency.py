@@ -104,3 +104,34 @@ def test_usefixtures_in_the_ini_is_honoured_too(mini_project: CrmProject) -> Non
     mini_project.write_config('usefixtures = ["prepared"]\n')
     mini_project.run("--crm-agent=logged", "--crm-concurrency=4", "--crm-run-dir=out").assert_outcomes(passed=6)
     assert (mini_project.path / "order.log").read_text().split() == ["prepared", "played"] * 6
+
+
+FIXTURES_AT_TEARDOWN = """
+import json
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item):
+    env = item.funcargs["crm_env"]
+    line = {"id": item.task.id, "state": json.dumps(env.state, sort_keys=True, default=str),
+            "user": type(item.funcargs["crm_user"]).__name__, "judge": type(item.funcargs["crm_judge"]).__name__}
+    with Path(__file__).with_name("fixtures.jsonl").open("a") as log:
+        log.write(json.dumps(line) + "\\n")
+    return (yield)
+"""
+
+
+def test_an_item_played_ahead_holds_the_fixtures_that_played_it(mini_project: CrmProject) -> None:
+    # Inline, crm_env is the environment the episode ran on; ahead, the same (never a second,
+    # freshly reset one that nothing used): a teardown hook reads the same final states either way.
+    mini_project.pytester.makeconftest(FIXTURES_AT_TEARDOWN)
+    seen = {}
+    for concurrency in ("1", "4"):
+        log = mini_project.path / "fixtures.jsonl"
+        log.unlink(missing_ok=True)
+        mini_project.run("--crm-agent=gold", f"--crm-concurrency={concurrency}").assert_outcomes(passed=6)
+        seen[concurrency] = sorted(log.read_text().splitlines())
+    assert len(seen["4"]) == 6 and seen["1"] == seen["4"]
