@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -39,7 +38,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_models  # a sibling script, not a package
-from process_probe import PROBE
+from process_probe import probe_env
 
 REPO = bench_models.REPO
 
@@ -81,9 +80,7 @@ def run(root: Path, trials: int, html: bool, extra: list[str], workers: int = 0)
         *parallel,
         *extra,
     ]
-    here = str(Path(__file__).resolve().parent)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([here, os.environ.get("PYTHONPATH", "")]), PROBE: str(probe)}
-    figures = bench_models.timed(command, root, env=env if workers else None)
+    figures = bench_models.timed(command, root, env=probe_env(probe) if workers else None)
     if figures["status"] != 0:
         raise SystemExit(f"pytest exited {figures['status']}: {' '.join(command)} in {root}")
     results = (run_dir / "results.jsonl").read_text().count("\n")

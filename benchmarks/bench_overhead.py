@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -39,9 +38,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_models import REPO, build_project, crmbench_command, fake_server, timed
-from process_probe import PROBE, PROBE_LITELLM
+from process_probe import probe_env
 
-HERE = Path(__file__).resolve().parent
 QUIET_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:cacheprovider")
 
 FORWARDED = ("messages", "tools", "tool_choice", "response_format", "temperature", "seed", "max_tokens")
@@ -106,13 +104,9 @@ def measure(root: Path, latency: float, concurrency: int) -> dict[str, float]:
     dump = root / "bodies.jsonl"
     entry = [sys.executable, __file__]
     probe = root / "probe.json"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
     with _server(latency, dump) as (url, served):
-        crm = timed(
-            [*crmbench_command(url, concurrency, xdist=False), "-p", "process_probe"],
-            root,
-            env={**env, PROBE: str(probe), PROBE_LITELLM: "1"},
-        )
+        command = [*crmbench_command(url, concurrency, xdist=False), "-p", "process_probe"]
+        crm = timed(command, root, env=probe_env(probe, litellm=True))
     assert crm["status"] in (0, 1), f"the crmbench run exited {crm['status']}"
     threads = json.loads(probe.read_text(encoding="utf-8"))
     with _server(latency, root / "replayed.jsonl") as (url, replayed):
@@ -124,9 +118,6 @@ def measure(root: Path, latency: float, concurrency: int) -> dict[str, float]:
         "episodes_cpu": threads["process"] - threads["main"] - threads["litellm"],
         "litellm_cpu": threads["litellm"],
         "crm_requests": served["requests"],
-        "main_requests": served["requests"],
-        "episodes_requests": served["requests"],
-        "litellm_requests": served["requests"],
         "bare_cpu": bare["cpu"],
         "bare_requests": replayed["requests"],
     }
@@ -157,8 +148,10 @@ def floor_cpu(root: Path, items: int, checks: int) -> float:
 
 
 def marginal(small: dict[str, float], large: dict[str, float], kind: str) -> float:
-    """CPU per request between the two sizes, in milliseconds."""
-    requests = large[f"{kind}_requests"] - small[f"{kind}_requests"]
+    """CPU per request between the two sizes, in milliseconds (the bare replay counts its own
+    requests; every part of the crmbench run shares the run's)."""
+    counted = "bare" if kind == "bare" else "crm"
+    requests = large[f"{counted}_requests"] - small[f"{counted}_requests"]
     return 1000 * (large[f"{kind}_cpu"] - small[f"{kind}_cpu"]) / requests
 
 
@@ -187,13 +180,12 @@ def main(argv: list[str] | None = None) -> int:
             roots[tasks] = Path(tmp) / f"suite{tasks}"
             roots[tasks].mkdir()
             build_project(roots[tasks], tasks)
-        checks = 0
         # One run thrown away first: the first run on a fresh machine state (page cache, the
-        # projects' first bytecode) was slower, so the first round's marginal came out negative.
+        # projects' first bytecode) was often the slower, and the first round's marginal negative.
         measure(roots[args.tasks], args.latency, args.concurrency)
+        checks = round(checks_per_task(roots[args.tasks]))
         for _ in range(args.rounds):  # interleaved, so load on the machine hits both sizes alike
             small, large = (measure(roots[n], args.latency, args.concurrency) for n in (args.tasks, 2 * args.tasks))
-            checks = checks or round(checks_per_task(roots[args.tasks]))
             per_task = (large["crm_requests"] - small["crm_requests"]) / args.tasks
             floor_small, floor_large = (
                 floor_cpu(Path(tmp) / f"floor{n}", n, checks) for n in (args.tasks, 2 * args.tasks)

@@ -31,6 +31,18 @@ _inside_litellm = {"main": 0.0, "pool": 0.0}
 _lock = threading.Lock()
 
 
+def probe_env(target: Path, *, litellm: bool = False) -> dict[str, str]:
+    """The environment for a pytest run to probe: this folder importable, ``target`` named, and no
+    xdist worker id inherited from a process that is itself a worker (it would name the file)."""
+    here = str(Path(__file__).resolve().parent)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")]))
+    env[PROBE] = str(target)
+    if litellm:
+        env[PROBE_LITELLM] = "1"
+    return env
+
+
 def probe_file(target: Path, worker: str | None) -> Path:
     return target.with_name(f"{target.name}.{worker}") if worker else target
 

@@ -3,20 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
+import pytest
+
 from tests.benchmarks.scripts import BENCHMARKS, load_script
 
 bench = load_script("bench_overhead")
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """This process's environment for a pytest of its own: not an xdist worker, whatever this one is."""
-    return {**{k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}, **extra}
 
 
 def pytest_in(root: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -47,7 +43,7 @@ def test_the_probe_writes_the_main_threads_cpu_within_the_process(tmp_path: Path
         encoding="utf-8",
     )
     out = tmp_path / "probe.json"
-    env = clean_env(PYTHONPATH=str(BENCHMARKS), **{bench.PROBE: str(out)})
+    env = bench.probe_env(out)
     run = pytest_in(tmp_path, "-p", "no:crmbench", "-p", "process_probe", "test_spin.py", env=env)
     assert run.returncode == 0, run.stdout
     cpu = json.loads(out.read_text(encoding="utf-8"))
@@ -59,7 +55,7 @@ def test_the_probe_writes_the_main_threads_cpu_within_the_process(tmp_path: Path
 def test_an_xdist_worker_writes_its_own_probe_file(tmp_path: Path) -> None:
     (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
     out = tmp_path / "probe.json"
-    env = clean_env(PYTHONPATH=str(BENCHMARKS), **{bench.PROBE: str(out)})
+    env = bench.probe_env(out)
     run = pytest_in(tmp_path, "-p", "no:crmbench", "-p", "process_probe", "-n", "1", "test_one.py", env=env)
     assert run.returncode == 0, run.stdout
     controller, worker = (json.loads(f.read_text(encoding="utf-8")) for f in (out, tmp_path / "probe.json.gw0"))
@@ -80,3 +76,12 @@ def test_the_time_inside_a_wrapped_completion_is_counted_by_thread_kind() -> Non
     assert timed(10) == completion(10)
     spent = {k: process_probe._inside_litellm[k] - before[k] for k in before}
     assert spent["pool"] > 0.01 and 0 <= spent["main"] < spent["pool"], spent
+
+
+def test_a_probed_run_inherits_no_worker_id_and_no_empty_path_entry(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTEST_XDIST_WORKER", "gw7")
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    env = bench.probe_env(Path("probe.json"), litellm=True)
+    assert "PYTEST_XDIST_WORKER" not in env
+    assert env["PYTHONPATH"] == str(BENCHMARKS)  # an empty entry would put the cwd on the path
+    assert env["CRM_PROBE"] == "probe.json" and env["CRM_PROBE_LITELLM"] == "1"
