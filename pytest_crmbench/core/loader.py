@@ -205,6 +205,34 @@ def _check_shape(root: yaml.Node, shown: str) -> None:
     here, but a recursive walk of the built document (a matcher, a state copy) would hang or
     exhaust memory. Iterative, so deep nesting cannot overflow the stack.
     """
+    if not _is_shallow_tree(root):
+        _check_aliases_and_depth(root, shown)
+
+
+def _is_shallow_tree(root: yaml.Node) -> bool:
+    """True when no node is reached twice (no alias at all) and no path is longer than MAX_DEPTH.
+
+    Such a document passes every check of :func:`_check_aliases_and_depth` (a tree expands to
+    its own size), and nearly every task file is one: this walk costs a fifth of that one (which
+    keeps a size and a depth per node), and anything else falls through to it, so its messages
+    are the only ones there are.
+    """
+    seen: set[int] = set()
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    while stack:
+        node, depth = stack.pop()
+        key = id(node)
+        if key in seen or depth > MAX_DEPTH:
+            return False
+        seen.add(key)
+        if isinstance(node, yaml.MappingNode):
+            stack.extend((part, depth + 1) for pair in node.value for part in pair)
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+    return True
+
+
+def _check_aliases_and_depth(root: yaml.Node, shown: str) -> None:
     size: dict[int, int] = {}
     depth: dict[int, int] = {}
     open_nodes: set[int] = set()

@@ -4,7 +4,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from pytest_crmbench.core import loader
 from pytest_crmbench.core.errors import SpecErrors
 from pytest_crmbench.core.loader import (
     format_loc,
@@ -166,6 +169,52 @@ def test_deep_nesting_is_refused_without_a_recursion_error() -> None:
     text = TASK_HEAD + "  contract: {expected_actions: [a]}\n  initial_state: {x: " + "[" * 900 + "]" * 900 + "}\n"
     with pytest.raises(SpecErrors, match=r"d.yaml:\d+: invalid YAML: nested deeper than 64 levels"):
         parse_task_text(text, path=Path("d.yaml"))
+
+
+def _shared_documents() -> st.SearchStrategy[object]:
+    """Nested lists and maps whose parts may be one object used several times (dumped as anchors
+    and aliases), some of them deeper than the limit, some of them containing themselves."""
+    leaves = st.one_of(st.integers(0, 9), st.sampled_from(["a", "b", ""]))
+
+    def grow(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+        shared = st.lists(children, min_size=1, max_size=3).map(lambda parts: [parts[0]] * 4 + parts)
+        return st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text("kv", max_size=2), children, max_size=3), shared)
+
+    return st.recursive(leaves, grow, max_leaves=40)
+
+
+def _verdict(check: object, root: yaml.Node) -> str:
+    try:
+        check(root, "d.yaml")  # type: ignore[operator]
+    except SpecErrors as exc:
+        return "\n".join(e.render() for e in exc.errors)
+    return "ok"
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(document=_shared_documents(), depth=st.integers(0, 70), loop=st.booleans())
+def test_the_tree_fast_path_gives_the_full_checks_verdict(document: object, depth: int, loop: bool) -> None:
+    # _check_shape skips the size-and-depth walk for a plain tree (nearly every task file): on any
+    # document (aliases, self-reference, nesting around the limit) its verdict is the full walk's.
+    for _ in range(depth):
+        document = [document]
+    if loop:
+        cycle: list[object] = [document]
+        cycle.append(cycle)
+        document = cycle
+    text = yaml.safe_dump(document)
+    root = loader._Loader(text).get_single_node()
+    assert root is not None
+    assert _verdict(loader._check_shape, root) == _verdict(loader._check_aliases_and_depth, root)
+
+
+def test_an_alias_fanned_out_as_scalars_is_still_a_bomb() -> None:
+    # No collection is shared, only one scalar, a hundred thousand times: not a tree.
+    text = "a: &x v\nb: [" + ", ".join(["*x"] * 100_000) + "]\n"
+    root = loader._Loader(text).get_single_node()
+    assert not loader._is_shallow_tree(root)
+    with pytest.raises(SpecErrors, match="an alias bomb"):
+        loader._check_shape(root, "d.yaml")
 
 
 def test_huge_exponents_are_refused_but_ordinary_floats_stay_exact() -> None:
