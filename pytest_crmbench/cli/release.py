@@ -63,8 +63,16 @@ def _audit(args: argparse.Namespace) -> int:
 def _mutations(args: argparse.Namespace) -> bool:
     from pytest_crmbench.release.forked import parallel_jobs
     from pytest_crmbench.release.mutation.sweep import run_mutation_audit
+    from pytest_crmbench.release.passed import Passes
 
-    result = run_mutation_audit(args.tasks, args.envs, args.agents, args.mutations_out, jobs=parallel_jobs(args.jobs))
+    result = run_mutation_audit(
+        args.tasks,
+        args.envs,
+        args.agents,
+        args.mutations_out,
+        jobs=parallel_jobs(args.jobs),
+        passes=Passes(None if args.no_cache else args.cache_dir),
+    )
     print("\n".join(result.lines(verbose=True)))
     return result.ok
 
@@ -123,16 +131,13 @@ def add_commands(commands: Any) -> None:
         metavar="GLOB",
         help="Validate only tasks whose id matches this glob (repeatable), e.g. 'payments_transfer_*'.",
     )
-    validate.add_argument(
-        "--cache-dir",
-        type=Path,
-        default=Path(".crmbench-cache"),  # release.passed.DEFAULT_DIR (not imported: --help stays fast)
-        metavar="DIR",
-        help="Remember checks that passed (each task's gold stage, each domain's tool fuzz) by a hash of their"
+    _cache(
+        validate,
+        "Remember checks that passed (each task's gold stage, each domain's tool fuzz) by a hash of their"
         " inputs, so nothing unchanged is checked again (default: %(default)s).",
+        "Run every check, remembering nothing.",
     )
     _jobs(validate, "the gold replays, audits and fuzz")
-    validate.add_argument("--no-cache", action="store_true", help="Run every check, remembering nothing.")
     validate.set_defaults(handler=_validate)
 
     audit = commands.add_parser(
@@ -152,6 +157,12 @@ def add_commands(commands: Any) -> None:
         default=MUTATIONS_OUT,
         help=f"Output JSON file of the mutation audit (default: {MUTATIONS_OUT}).",
     )
+    _cache(
+        audit,
+        "With --mutations: reuse the mutation audit of each task whose gold stage `crmbench validate --gold`"
+        " remembered here on the same inputs (default: %(default)s).",
+        "With --mutations: audit every task again.",
+    )
     _jobs(audit, "the mutation audit")
     audit.set_defaults(handler=_audit)
 
@@ -163,6 +174,17 @@ def add_commands(commands: Any) -> None:
     )
     inventory.add_argument("--out", type=Path, default=None, help="Write to this file instead of stdout.")
     inventory.set_defaults(handler=_inventory)
+
+
+def _cache(parser: argparse.ArgumentParser, use: str, off: str) -> None:
+    parser.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=Path(".crmbench-cache"),  # release.passed.DEFAULT_DIR (not imported: --help stays fast)
+        metavar="DIR",
+        help=use,
+    )
+    parser.add_argument("--no-cache", action="store_true", help=off)
 
 
 def _jobs(parser: argparse.ArgumentParser, work: str) -> None:

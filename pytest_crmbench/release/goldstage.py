@@ -32,8 +32,7 @@ from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.forked import forked_map
 from pytest_crmbench.release.lock import environment_files
 from pytest_crmbench.release.mutation.hints import LoadedHints
-from pytest_crmbench.release.mutation.run import TaskAudit
-from pytest_crmbench.release.mutation.sweep import audited
+from pytest_crmbench.release.mutation.run import TaskAudit, audited
 from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.replay import gold_problems, null_agent_problems
 from pytest_crmbench.release.sufficiency import information_problems

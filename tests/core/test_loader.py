@@ -178,7 +178,9 @@ def _shared_documents() -> st.SearchStrategy[object]:
 
     def grow(children: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
         shared = st.lists(children, min_size=1, max_size=3).map(lambda parts: [parts[0]] * 4 + parts)
-        return st.one_of(st.lists(children, max_size=4), st.dictionaries(st.text("kv", max_size=2), children, max_size=3), shared)
+        return st.one_of(
+            st.lists(children, max_size=4), st.dictionaries(st.text("kv", max_size=2), children, max_size=3), shared
+        )
 
     return st.recursive(leaves, grow, max_leaves=40)
 

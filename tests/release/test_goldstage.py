@@ -12,6 +12,7 @@ import pytest
 
 from pytest_crmbench.release.forked import forked_map
 from pytest_crmbench.release.goldstage import CHECK
+from pytest_crmbench.release.mutation.sweep import run_mutation_audit
 from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.validate import ValidationReport, validate
 from tests.release.conftest import AGENTS, ENVS, MakeTasks, content_args
@@ -60,6 +61,27 @@ def test_a_remembered_result_points_at_where_the_task_is_now(make_tasks: MakeTas
     moved = next(s for s in after.survivors if s.message == survivor.message)
     assert survivor.line is not None and moved.line == survivor.line + 3
     assert _shown(after) == _shown(_gate(tasks, None))
+
+
+def test_the_mutation_audit_reuses_what_the_gate_remembered(make_tasks: MakeTasks, tmp_path: Path) -> None:
+    # `crmbench audit --mutations` after `crmbench validate --gold`: the same evidence file, with
+    # only the tasks changed since then audited again.
+    tasks = make_tasks("audit_under_specified.yaml", mini=True)  # survivors and a failing score: a full report
+
+    def evidence(name: str, passes: Passes) -> str:
+        run_mutation_audit(tasks, ENVS, AGENTS, tmp_path / name, passes=passes)
+        return (tmp_path / name).read_text()
+
+    cold = evidence("cold.json", Passes(None))
+    _gate(tasks, tmp_path / "cache")
+    remembered = Passes(tmp_path / "cache")
+    assert evidence("warm.json", remembered) == cold
+    assert remembered.reused.count(CHECK) == 7
+    mini = tasks / "mini.yaml"
+    mini.write_text(mini.read_text().replace("brisk.", "brisk and busy.", 1))
+    remembered = Passes(tmp_path / "cache")
+    assert evidence("edited.json", remembered) == evidence("edited-cold.json", Passes(None)) != cold
+    assert remembered.reused.count(CHECK) == 6
 
 
 def test_lines_added_inside_a_task_run_it_again(make_tasks: MakeTasks, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.core.spec import Trajectory
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS, DISCLOSING, conduct_wrong_paths
-from pytest_crmbench.release.mutation.hints import MutationHints, Situation
+from pytest_crmbench.release.mutation.hints import LoadedHints, MutationHints, Situation
 from pytest_crmbench.release.mutation.operators import Gold, Mutant, derive
 from pytest_crmbench.release.mutation.trajectory import Replay, replay, steps_of
 from pytest_crmbench.release.taskset import problem
@@ -98,6 +98,21 @@ def audit_task(
             _audit_trajectory(audit, environment, kind, index, trajectory)
     _report(audit, waivers)
     return audit
+
+
+def audited(
+    record: TaskRecord, environment: type[ToolEnvironment], loaded: LoadedHints, gold: Evidence
+) -> tuple[TaskAudit | None, list[SpecError]]:
+    """The task's audit, or why there is none: hints the domain got wrong would make every verdict
+    meaningless, and a bug in them is reported where it happened."""
+    if loaded.problems:
+        return None, []
+    try:
+        return audit_task(record, environment, loaded.hints, gold), []
+    except Exception as exc:
+        where = f"{loaded.source.name} " if loaded.source else ""
+        message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"
+        return None, [problem(record, ("gold",), message)]
 
 
 def _ok_writes(environment: type[ToolEnvironment], calls: Sequence[ToolCall]) -> list[tuple[str, Any]]:

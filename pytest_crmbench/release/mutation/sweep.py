@@ -15,10 +15,12 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.audit import source_revision
 from pytest_crmbench.release.forked import forked_map
+from pytest_crmbench.release.goldstage import domain_inputs, recall, stage_key
 from pytest_crmbench.release.manifest import Manifest, load_manifest
 from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints
-from pytest_crmbench.release.mutation.run import TaskAudit, audit_task
+from pytest_crmbench.release.mutation.run import TaskAudit, audited
 from pytest_crmbench.release.mutation.scoring import MutationAudit
+from pytest_crmbench.release.passed import Passes
 from pytest_crmbench.release.replay import gold_problems
 from pytest_crmbench.release.structure import check_record
 from pytest_crmbench.release.taskset import TaskSet, load_task_set, problem
@@ -61,21 +63,6 @@ class MutationRun:
         return {shown(path): file_hash(path) for path in sorted(inputs)}
 
 
-def audited(
-    record: TaskRecord, environment: type[ToolEnvironment], loaded: LoadedHints, gold: Evidence
-) -> tuple[TaskAudit | None, list[SpecError]]:
-    """The task's audit, or why there is none: hints the domain got wrong would make every verdict
-    meaningless, and a bug in them is reported where it happened."""
-    if loaded.problems:
-        return None, []
-    try:
-        return audit_task(record, environment, loaded.hints, gold), []
-    except Exception as exc:
-        where = f"{loaded.source.name} " if loaded.source else ""
-        message = f"the mutation audit failed on this task: {where}raised {type(exc).__name__}: {exc}"
-        return None, [problem(record, ("gold",), message)]
-
-
 @dataclass
 class MutationAuditResult:
     """What ``crmbench audit --mutations`` prints and where it wrote the JSON evidence."""
@@ -106,10 +93,14 @@ class MutationAuditResult:
 
 
 def run_mutation_audit(
-    tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: Path, *, jobs: int = 1
+    tasks_dir: Path, envs_dir: Path, agents_dir: Path, out: Path, *, jobs: int = 1, passes: Passes | None = None
 ) -> MutationAuditResult:
-    """Audit the task set and write the JSON evidence (not when the task set does not load)."""
-    run, skipped = audit_task_set(tasks_dir, envs_dir, agents_dir, jobs=jobs)
+    """Audit the task set and write the JSON evidence (not when the task set does not load).
+
+    With ``passes``, a task whose gold stage ``crmbench validate --gold`` remembered there, on the
+    same inputs, keeps that stage's audit instead of being audited again.
+    """
+    run, skipped = audit_task_set(tasks_dir, envs_dir, agents_dir, jobs=jobs, passes=passes)
     problems = run.gate()
     if run.task_set.problems or not run.task_set.records:
         return MutationAuditResult(run, skipped, problems, None)
@@ -122,7 +113,7 @@ CHUNK = 6
 
 
 def audit_task_set(
-    tasks_dir: Path, envs_dir: Path, agents_dir: Path, *, jobs: int = 1
+    tasks_dir: Path, envs_dir: Path, agents_dir: Path, *, jobs: int = 1, passes: Passes | None = None
 ) -> tuple[MutationRun, list[SpecError]]:
     """Audit every task that is structurally sound and whose gold path passes its contract, in
     ``jobs`` processes.
@@ -144,16 +135,38 @@ def audit_task_set(
         else:
             run.hints_for(record.task.domain, environment)
             records.append(record)
-    chunks = [records[start : start + CHUNK] for start in range(0, len(records), CHUNK)]
-    for outcomes in forked_map(_audited_chunk, (task_set, run.hints), chunks, jobs):
-        for record, outcome in outcomes:
-            if outcome is None:
-                skipped.append(
-                    problem(record, ("gold",), "not audited: run `crmbench validate --gold` for its problems")
-                )
-            else:
-                run.include(*outcome)
+    outcomes = _remembered_audits(records, task_set, passes or Passes(None))
+    missing = [i for i in range(len(records)) if i not in outcomes]
+    chunks = [[records[i] for i in missing[start : start + CHUNK]] for start in range(0, len(missing), CHUNK)]
+    audited_records = (
+        outcome for chunk in forked_map(_audited_chunk, (task_set, run.hints), chunks, jobs) for _, outcome in chunk
+    )
+    outcomes.update(zip(missing, audited_records, strict=True))  # chunks come back in order, as copies from a child
+    for i, record in enumerate(records):  # in the task set's order, remembered or not
+        outcome = outcomes[i]
+        if outcome is None:
+            skipped.append(problem(record, ("gold",), "not audited: run `crmbench validate --gold` for its problems"))
+        else:
+            run.include(*outcome)
     return run, skipped
+
+
+def _remembered_audits(
+    records: list[TaskRecord], task_set: TaskSet, passes: Passes
+) -> dict[int, tuple[TaskAudit | None, list[SpecError]] | None]:
+    """By position in ``records``, the audit of each task whose clean gold stage the gate remembered on
+    the same inputs (the task, its domain's files and graph, crmbench itself): the gate ran this
+    very audit then (:func:`audited`), so it is not run a second time."""
+    if passes.root is None:
+        return {}
+    inputs = domain_inputs(task_set)
+    found: dict[int, tuple[TaskAudit | None, list[SpecError]] | None] = {}
+    for i, record in enumerate(records):
+        domain = inputs.get(record.task.domain)
+        stage = recall(passes, stage_key(record, domain), record) if domain is not None else None
+        if stage is not None and stage.audit is not None:
+            found[i] = (stage.audit, stage.audit_problems)
+    return found
 
 
 def _audited_chunk(

@@ -15,6 +15,7 @@ from pytest_crmbench.core.loader import load_task_file
 from pytest_crmbench.release.mutation.conduct_operators import CONDUCT_OPERATORS
 from pytest_crmbench.release.mutation.scoring import THRESHOLD
 from pytest_crmbench.release.mutation.sweep import run_mutation_audit
+from pytest_crmbench.release.passed import DEFAULT_DIR, Passes
 from tests.release.conftest import MakeTasks, content_args, run_validate
 
 REPO = Path(__file__).parents[3]
@@ -25,6 +26,7 @@ def audit(tasks: Path, out: Path) -> int:
         [
             "audit",
             "--mutations",
+            "--no-cache",  # never the checkout's remembered audits
             *content_args(tasks),
             "--out",
             str(out.parent / "exposure.json"),
@@ -149,12 +151,15 @@ def test_audit_command_keeps_the_evidence_of_a_task_set_that_does_not_load(
 
 def test_the_payments_release_passes_the_gate(tmp_path: Path) -> None:
     # Payments alone (with the manifest's free-text declarations): the whole set's audit runs in
-    # .ci/run's `crmbench validate --gold`.
+    # .ci/run's `crmbench validate --gold`, just before the tests. Its remembered audits are read
+    # here (never written): each one is keyed by everything it depends on, crmbench's own source
+    # included, so a reused audit is the one this code computes; without the gate it runs (20 s).
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     for name in ("payments.yaml", "manifest.yaml"):
         shutil.copy(REPO / "tasks" / name, tasks / name)
-    result = run_mutation_audit(tasks, REPO / "envs", REPO / "agents", tmp_path / "audit.json")
+    gate = Passes(REPO / DEFAULT_DIR)
+    result = run_mutation_audit(tasks, REPO / "envs", REPO / "agents", tmp_path / "audit.json", passes=gate)
     assert result.ok, "\n".join(result.lines())
     report = json.loads((tmp_path / "audit.json").read_text())
     payments = report["domains"]["payments"]
