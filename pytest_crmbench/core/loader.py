@@ -213,7 +213,7 @@ def _is_shallow_tree(root: yaml.Node) -> bool:
     """True when no node is reached twice (no alias at all) and no path is longer than MAX_DEPTH.
 
     Such a document passes every check of :func:`_check_aliases_and_depth` (a tree expands to
-    its own size), and nearly every task file is one: this walk costs a fifth of that one (which
+    its own size), and nearly every task file is one: this walk costs about a third of that one (which
     keeps a size and a depth per node), and anything else falls through to it, so its messages
     are the only ones there are.
     """
