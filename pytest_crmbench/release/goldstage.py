@@ -114,6 +114,17 @@ def stage_key(record: TaskRecord, domain: object) -> str:
     )
 
 
+def remembered(
+    passes: Passes, records: Sequence[TaskRecord], task_set: TaskSet
+) -> tuple[list[str | None], list[GoldStage | None]]:
+    """Each record's stage key (None: its domain has no folder to key it by) and its remembered
+    stage, moved to where the task is now (None: not remembered)."""
+    inputs = domain_inputs(task_set)
+    keys = [stage_key(r, inputs[r.task.domain]) if r.task.domain in inputs else None for r in records]
+    stages = [recall(passes, key, r) if key is not None else None for r, key in zip(records, keys, strict=True)]
+    return keys, stages
+
+
 def _relative(tree: LineTree | None, start: int) -> object:
     if tree is None:
         return None
@@ -206,4 +217,13 @@ def _stages_of(sound: _Sound, chunk: range) -> list[GoldStage]:
     return stages
 
 
-__all__ = ["GoldStage", "domain_inputs", "gold_stages", "recall", "remember", "run_gold_stage", "stage_key"]
+__all__ = [
+    "GoldStage",
+    "domain_inputs",
+    "gold_stages",
+    "recall",
+    "remember",
+    "remembered",
+    "run_gold_stage",
+    "stage_key",
+]

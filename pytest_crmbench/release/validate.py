@@ -28,7 +28,7 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.fuzz import EXAMPLES_PER_TOOL, fuzz_problems
 from pytest_crmbench.release.goldstage import CHECK as GOLD_STAGE
-from pytest_crmbench.release.goldstage import GoldStage, domain_inputs, gold_stages, recall, remember, stage_key
+from pytest_crmbench.release.goldstage import gold_stages, remember, remembered
 from pytest_crmbench.release.lock import lock_problems, write_lock
 from pytest_crmbench.release.manifest import Manifest, invariant_problems, load_manifest
 from pytest_crmbench.release.mutation.sweep import MutationRun
@@ -252,11 +252,7 @@ def _gold_stage_problems(
     Returns each task's stage problems by the record's identity."""
     environments = task_set.environments
     hints = {d: mutations.hints_for(d, environments[d]) for d in dict.fromkeys(r.task.domain for r in sound)}
-    inputs = domain_inputs(task_set)
-    keys = [stage_key(r, inputs[r.task.domain]) if r.task.domain in inputs else None for r in sound]
-    stages: list[GoldStage | None] = [
-        recall(passes, key, record) if key is not None else None for record, key in zip(sound, keys, strict=True)
-    ]
+    keys, stages = remembered(passes, sound, task_set)
     missing = [i for i, stage in enumerate(stages) if stage is None]
     if sound:
         progress(

@@ -15,7 +15,7 @@ from pytest_crmbench.core.loader import TaskRecord
 from pytest_crmbench.env.environment import ToolEnvironment
 from pytest_crmbench.release.audit import source_revision
 from pytest_crmbench.release.forked import forked_map
-from pytest_crmbench.release.goldstage import domain_inputs, recall, stage_key
+from pytest_crmbench.release.goldstage import remembered
 from pytest_crmbench.release.manifest import Manifest, load_manifest
 from pytest_crmbench.release.mutation.hints import LoadedHints, load_hints
 from pytest_crmbench.release.mutation.run import TaskAudit, audited
@@ -135,13 +135,11 @@ def audit_task_set(
         else:
             run.hints_for(record.task.domain, environment)
             records.append(record)
-    outcomes = _remembered_audits(records, task_set, passes or Passes(None))
+    outcomes = _remembered_audits(records, task_set, passes)
     missing = [i for i in range(len(records)) if i not in outcomes]
     chunks = [[records[i] for i in missing[start : start + CHUNK]] for start in range(0, len(missing), CHUNK)]
-    audited_records = (
-        outcome for chunk in forked_map(_audited_chunk, (task_set, run.hints), chunks, jobs) for _, outcome in chunk
-    )
-    outcomes.update(zip(missing, audited_records, strict=True))  # chunks come back in order, as copies from a child
+    ran = (outcome for chunk in forked_map(_audited_chunk, (task_set, run.hints), chunks, jobs) for _, outcome in chunk)
+    outcomes.update(zip(missing, ran, strict=True))  # chunks come back in order, as copies from a child
     for i, record in enumerate(records):  # in the task set's order, remembered or not
         outcome = outcomes[i]
         if outcome is None:
@@ -152,21 +150,19 @@ def audit_task_set(
 
 
 def _remembered_audits(
-    records: list[TaskRecord], task_set: TaskSet, passes: Passes
+    records: list[TaskRecord], task_set: TaskSet, passes: Passes | None
 ) -> dict[int, tuple[TaskAudit | None, list[SpecError]] | None]:
-    """By position in ``records``, the audit of each task whose clean gold stage the gate remembered on
-    the same inputs (the task, its domain's files and graph, crmbench itself): the gate ran this
+    """By position in ``records``, the audit of each task whose clean gold stage the gate remembered
+    on the same inputs (the task, its domain's files and graph, crmbench itself): the gate ran this
     very audit then (:func:`audited`), so it is not run a second time."""
-    if passes.root is None:
+    if passes is None or passes.root is None:
         return {}
-    inputs = domain_inputs(task_set)
-    found: dict[int, tuple[TaskAudit | None, list[SpecError]] | None] = {}
-    for i, record in enumerate(records):
-        domain = inputs.get(record.task.domain)
-        stage = recall(passes, stage_key(record, domain), record) if domain is not None else None
-        if stage is not None and stage.audit is not None:
-            found[i] = (stage.audit, stage.audit_problems)
-    return found
+    _, stages = remembered(passes, records, task_set)
+    return {
+        i: (stage.audit, stage.audit_problems)
+        for i, stage in enumerate(stages)
+        if stage is not None and stage.audit is not None
+    }
 
 
 def _audited_chunk(
