@@ -303,9 +303,9 @@ def import_for_good(name: str) -> ModuleType:
     each full collection traverses all of it again (eight of them, about a third of the import's
     time). Afterwards what is unreachable is collected once and every object alive is frozen
     (``gc.freeze``): no later collection traverses them again (each full collection of a run cost
-    about 90 ms before), nor does the interpreter's finalization at exit (about 0.6 s). Measured
-    in docs/performance.md. The pause is process-wide, so another thread that allocates meanwhile
-    (collection, when the import runs in the background) goes uncollected for those seconds too.
+    about 90 ms before), nor does the interpreter's finalization at exit (about 0.6 s). The pause
+    is process-wide, so another thread that allocates meanwhile (collection, when the import runs
+    in the background) goes uncollected for those seconds too.
     A module imported already is only looked up: the process pays for this once.
 
     Why freeze, although it is process-wide too (issue 25): Python has no way to freeze only the
