@@ -21,7 +21,8 @@ is the agent's own scored failure (``agent_error``): an exception (``InfraError`
 ``HarnessError`` and ``SystemExit`` included: an isolated agent cannot declare its own failures
 unscored), an exit with any code, a signal, a fork, a malformed or oversized message. Each
 episode gets a fresh process (no memory of earlier episodes), forked from a forkserver that has
-imported nothing but crmbench's child side (measured in ``benchmarks/bench_isolation.py``).
+imported nothing but crmbench's child side, and the harness's main script is not run again in it
+(measured in ``benchmarks/bench_isolation.py``).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
+import types
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from dataclasses import fields as dataclass_fields
@@ -72,6 +75,33 @@ def _context(method: str) -> Any:
         # effect when the server starts (the first child of the process); later calls change nothing.
         context.set_forkserver_preload(list(PRELOADED))
     return context
+
+
+_MAIN_SWAP = threading.Lock()
+
+
+def _start_child(process: Any) -> None:
+    """``process.start()`` without the harness's main script run again in the child.
+
+    multiprocessing prepares every forkserver or spawn child by running the parent's ``__main__``
+    again (``spawn.prepare``: a script by its path, a ``-m`` module by its name): under the
+    ``pytest`` console script each agent's process imported pytest (86 against 11 ms an episode),
+    and an unguarded main of the user's would have run in the agent's process. It leaves the main
+    module alone when ``__main__`` has neither a spec nor a ``__file__``, so for the moment of the
+    start it sees a bare stand-in. (Python 3.11's forkserver ignores ``"__main__"`` in the preload
+    list, which would otherwise run the main once in the server.) The lock keeps concurrent starts
+    from saving each other's stand-in as the original.
+    """
+    with _MAIN_SWAP:
+        main = sys.modules.get("__main__")
+        if main is None:
+            process.start()
+            return
+        sys.modules["__main__"] = types.ModuleType("__main__")
+        try:
+            process.start()
+        finally:
+            sys.modules["__main__"] = main
 
 
 # -- the parent's side -----------------------------------------------------------------------
@@ -155,7 +185,7 @@ class IsolatedAgent(EndsEpisode):
             "environ": dict(os.environ),
         }
         process = context.Process(target=_child_main, args=(child, setup), daemon=True, name="crmbench-agent")
-        process.start()
+        _start_child(process)
         child.close()
         self._process, self._conn = process, parent
         ready = self._receive(tools)
@@ -415,7 +445,7 @@ def probe_factory(factory: str, *, start_method: str = START_METHOD, timeout_s: 
     parent, child = context.Pipe(duplex=True)
     setup = {"factory": factory, "sys_path": list(sys.path), "cwd": os.getcwd(), "environ": dict(os.environ)}
     process = context.Process(target=_probe_main, args=(child, setup), daemon=True, name="crmbench-agent-probe")
-    process.start()
+    _start_child(process)
     child.close()
     try:
         if not parent.poll(timeout_s):

@@ -5,8 +5,12 @@ Each test plays one mini episode with a ``tests.data.agents.cheaters`` agent in 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from decimal import Decimal
+from pathlib import Path
 
 import pytest
 
@@ -21,6 +25,7 @@ from pytest_crmbench.run.isolation import IsolatedAgent, probe_factory
 from tests.conftest import ListUser
 
 CHEATERS = "tests.data.agents.cheaters"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def play(
@@ -162,3 +167,58 @@ def test_the_model_config_crosses_and_the_agent_calls_its_model(
     assert last_reply(evidence) == "hello from the model"
     used = usage.get("agent")
     assert used is not None and (used.calls, used.prompt_tokens, used.cost_usd) == (1, 7, Decimal("0.000013"))
+
+
+HARNESS_MAIN = """
+import os
+import sys
+from pathlib import Path
+
+with open(os.environ["MAIN_RUNS"], "a") as runs:  # what would run again in every agent's process
+    runs.write(f"{os.getpid()} {__name__}\\n")
+
+
+def main():
+    from pytest_crmbench.core.loader import load_task_file
+    from pytest_crmbench.core.usage import UsageLedger
+    from pytest_crmbench.env.registry import discover
+    from pytest_crmbench.run.episode import AgentContext, run_episode
+    from pytest_crmbench.run.isolation import IsolatedAgent, probe_factory
+    from tests.conftest import ListUser
+
+    data = Path("tests") / "data"
+    env_class = discover([data / "envs"])["mini"]
+    task = next(r.task for r in load_task_file(data / "tasks" / "mini.yaml"))
+    print(os.getpid())
+    assert probe_factory("tests.data.agents.cheaters:counter", start_method=sys.argv[1]) is None
+    for _ in range(2):
+        context = AgentContext.for_domain(env_class, seed=1, usage=UsageLedger())
+        agent = IsolatedAgent("tests.data.agents.cheaters:reader", context, start_method=sys.argv[1])
+        try:
+            evidence = run_episode(task, env_class(seed=1), agent, ListUser(["hi"]), agent_name="reader")
+        finally:
+            agent.close()
+        print(evidence.termination.reason, len(evidence.tool_calls))
+
+
+if __name__ == "__main__":
+    main()
+"""
+
+
+@pytest.mark.parametrize("how", ["script", "module"])
+@pytest.mark.parametrize("start_method", ["forkserver", "spawn"])
+def test_the_harness_main_does_not_run_again_in_the_agents_process(tmp_path: Path, start_method: str, how: str) -> None:
+    # multiprocessing runs the parent's main again in each child it prepares; under the pytest
+    # console script that imported pytest into every agent's process (and ran a user's script).
+    (tmp_path / "harness_main.py").write_text(HARNESS_MAIN, encoding="utf-8")
+    runs = tmp_path / "main_runs.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(MAIN_RUNS=str(runs), PYTHONPATH=os.pathsep.join([str(REPO), str(tmp_path)]))
+    command = ["harness_main"] if how == "module" else [str(tmp_path / "harness_main.py")]
+    argv = [sys.executable, *(["-m"] if how == "module" else []), *command, start_method]
+    done = subprocess.run(argv, cwd=REPO, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    pid, *played = done.stdout.split()
+    assert played == ["user_stop", "1", "user_stop", "1"]  # two episodes, each played by its agent
+    assert runs.read_text(encoding="utf-8").splitlines() == [f"{pid} __main__"]  # the harness's run, no other
