@@ -7,7 +7,8 @@ imported; the venv must hold every revision's test dependencies), Python's bytec
 median wall and CPU (user + sys of the run's processes) and the tests pytest counted, and each
 revision's wall as a ratio of the first's, so the machine's load cancels as far as it can.
 
-Usage: ``python benchmarks/bench_suite.py [--rev REV[=COMMAND]]... [--rounds 1]``; the default is
+Usage: ``python benchmarks/bench_suite.py [--rev REV[=COMMAND]]... [--rounds 1] [--keep DIR]``; ``--keep``
+writes each run's whole output to ``DIR/<rev>-<round>.log`` (to see why a run failed); the default is
 the working tree's HEAD with ``.ci/run``'s pytest command plus ``-q``; ``--no-bytecode`` runs every revision with
 ``PYTHONDONTWRITEBYTECODE=1`` (what ``.ci/run`` ran under before it unset it). ``REV=COMMAND`` runs another command at that
 revision (issue 25's baseline ran serially, as CI then did: ``--rev 1217e56='pytest -q'``). See
@@ -67,13 +68,25 @@ def timed_run(clone: Path, command: str, *, bytecode: bool = True) -> dict[str, 
         "tests": int(passed.group(1)) if passed else 0,
         "rc": done.returncode,
         "summary": summary[-1].strip("= ") if summary else done.stdout[-300:],
+        "output": done.stdout + done.stderr,
     }
+
+
+def kept(folder: Path, rev: str, round_number: int, output: str) -> Path:
+    """Where a run's whole output is kept: ``<folder>/<rev>-<round>.log`` (a rev's slashes made safe)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{re.sub(r'[^A-Za-z0-9._-]', '_', rev)}-{round_number}.log"
+    path.write_text(output, encoding="utf-8")
+    return path
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rev", action="append", default=[], metavar="REV[=COMMAND]")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="write each run's whole output to DIR/<rev>-<round>.log"
+    )
     parser.add_argument(
         "--no-bytecode",
         action="store_true",
@@ -85,13 +98,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-suite-") as tmp:
         clones = [checkout(rev, Path(tmp) / f"rev{i}") for i, (rev, _) in enumerate(wanted)]
         runs: list[list[dict[str, float | int | str]]] = [[] for _ in wanted]
-        for _ in range(args.rounds):
+        for round_number in range(1, args.rounds + 1):
             for i, ((rev, command), clone) in enumerate(zip(wanted, clones, strict=True)):
                 result = timed_run(clone, command, bytecode=not args.no_bytecode)
                 runs[i].append(result)
+                where = f" (output: {kept(args.keep, rev, round_number, str(result['output']))})" if args.keep else ""
                 print(
                     f"  {rev} `{command}`: {result['wall']:.1f} s wall, {result['cpu']:.1f} s CPU, "
-                    f"rc {result['rc']}: {result['summary']}",
+                    f"rc {result['rc']}: {result['summary']}{where}",
                     flush=True,
                 )
     print(f"load average after: {os.getloadavg()[0]:.2f}")
