@@ -85,18 +85,15 @@ def _start_child(process: Any) -> None:
 
     multiprocessing prepares every forkserver or spawn child by running the parent's ``__main__``
     again (``spawn.prepare``: a script by its path, a ``-m`` module by its name): under the
-    ``pytest`` console script each agent's process imported pytest (86 against 11 ms an episode),
-    and an unguarded main of the user's would have run in the agent's process. It leaves the main
-    module alone when ``__main__`` has neither a spec nor a ``__file__``, so for the moment of the
-    start it sees a bare stand-in. (Python 3.11's forkserver ignores ``"__main__"`` in the preload
-    list, which would otherwise run the main once in the server.) The lock keeps concurrent starts
-    from saving each other's stand-in as the original.
+    ``pytest`` console script each agent's process imported pytest (an episode 64.8 against 9.4 ms,
+    ``benchmarks/bench_isolation.py``), and an unguarded main of the user's would have run in the
+    agent's process. It leaves the main module alone when ``__main__`` has neither a spec nor a
+    ``__file__``, so for the moment of the start it sees a bare stand-in. (Python 3.11's forkserver
+    ignores ``"__main__"`` in the preload list, which would otherwise run the main once in the
+    server.) The lock keeps concurrent starts from saving each other's stand-in as the original.
     """
     with _MAIN_SWAP:
-        main = sys.modules.get("__main__")
-        if main is None:
-            process.start()
-            return
+        main = sys.modules["__main__"]  # the interpreter always has one
         sys.modules["__main__"] = types.ModuleType("__main__")
         try:
             process.start()
