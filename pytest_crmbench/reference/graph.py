@@ -29,7 +29,9 @@ class GraphNode(BaseModel):
     name: Name
     description: str = Field(description="One line the router reads to choose this node.")
     instruction: str = Field(description="What the node's agent is told, after the domain prompt.")
-    tools: list[str] = Field(default_factory=list, description="The only tools exposed while this node runs.")
+    # Tuples, not lists: one parsed graph is shared by every episode of a process (load_graph caches
+    # it), so nothing an episode holds may be able to change what the next one is shown.
+    tools: tuple[str, ...] = Field(default=(), description="The only tools exposed while this node runs.")
 
 
 class CapabilityGraph(BaseModel):
@@ -37,7 +39,7 @@ class CapabilityGraph(BaseModel):
 
     domain: Name
     prompt: str = Field(description="The domain system prompt every node receives.")
-    nodes: list[GraphNode] = Field(min_length=1)
+    nodes: tuple[GraphNode, ...] = Field(min_length=1)
 
     @model_validator(mode="after")
     def _well_formed(self) -> CapabilityGraph:

@@ -76,3 +76,17 @@ def test_a_graph_is_parsed_once_per_text(tmp_path: Path) -> None:
     elsewhere = write(tmp_path, "domain: mini\nprompt: first\n" + NODES, name="other.yaml")
     with pytest.raises(SpecErrors, match=r"does not match the file name other\.yaml"):
         load_graph(elsewhere)
+
+
+def test_the_shared_graph_cannot_be_changed_by_an_episode(tmp_path: Path) -> None:
+    """The cached graph is shared by every episode of a process: an in-process agent holding it
+    must not be able to add, drop or re-tool a node that the next episode is shown."""
+    graph = load_graph(write(tmp_path, "domain: mini\nprompt: first\n" + NODES))
+    node = graph.nodes[0]
+    with pytest.raises(AttributeError):
+        graph.nodes.append(node)  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError):
+        node.tools.append("anything")  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        graph.nodes[0] = node  # type: ignore[index]
+    assert load_graph(write(tmp_path, "domain: mini\nprompt: first\n" + NODES)) is graph
