@@ -89,4 +89,3 @@ def test_the_shared_graph_cannot_be_changed_by_an_episode(tmp_path: Path) -> Non
         node.tools.append("anything")  # type: ignore[attr-defined]
     with pytest.raises(TypeError):
         graph.nodes[0] = node  # type: ignore[index]
-    assert load_graph(write(tmp_path, "domain: mini\nprompt: first\n" + NODES)) is graph
